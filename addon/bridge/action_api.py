@@ -1,0 +1,89 @@
+"""The one place that knows how actions differ across Blender versions.
+
+4.2-4.3: legacy actions with `action.fcurves`.
+4.4+:    layered actions: slots, layers, keyframe strips and channelbags
+         (`action.fcurves` is gone in 5.0).
+Everything else in the bridge calls these functions only.
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+LAYERED = bpy.app.version >= (4, 4, 0)
+
+_INTERP = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+
+
+def _slot_for(action, owner):
+    for slot in action.slots:
+        if slot.target_id_type == owner.id_type or slot.target_id_type == "UNSPECIFIED":
+            return slot
+    return action.slots.new(id_type=owner.id_type, name=owner.name)
+
+
+def channels(action, owner):
+    """What holds the F-curves of `action` for `owner`: the action itself before 4.4,
+    else the channelbag of owner's slot (created if needed). Pass it to add_curve."""
+    if not LAYERED:
+        return action
+    slot = _slot_for(action, owner)
+    layer = action.layers[0] if action.layers else action.layers.new("Layer")
+    strip = layer.strips[0] if layer.strips else layer.strips.new(type="KEYFRAME")
+    return strip.channelbag(slot, ensure=True)
+
+
+def existing_channels(action, owner) -> list:
+    """Read-only list of the F-curves that animate `owner` (empty when none)."""
+    if not LAYERED:
+        return list(action.fcurves)
+    anim = getattr(owner, "animation_data", None)
+    slot = anim.action_slot if anim is not None and anim.action == action else None
+    out = []
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                if slot is None or bag.slot == slot:
+                    out.extend(bag.fcurves)
+    return out
+
+
+def assign(owner, action) -> None:
+    """Make `action` the owner's active action (and pick its slot on 4.4+)."""
+    anim = owner.animation_data or owner.animation_data_create()
+    anim.action = action
+    if LAYERED and anim.action_slot is None:
+        anim.action_slot = _slot_for(action, owner)
+
+
+def push_to_nla(owner, action, start: float, name: str) -> None:
+    """Place `action` as a strip on its own NLA track at frame `start`."""
+    anim = owner.animation_data or owner.animation_data_create()
+    track = anim.nla_tracks.new()
+    track.name = name
+    strip = track.strips.new(name, int(round(start)), action)
+    if LAYERED and hasattr(strip, "action_slot") and strip.action_slot is None:
+        strip.action_slot = _slot_for(action, owner)
+
+
+def add_curve(bag, data_path: str, index: int, frames: np.ndarray, values: np.ndarray,
+              interpolation: str = "LINEAR", group: str = "") -> None:
+    """One F-curve, all keys at once. `bag` comes from channels()."""
+    fc = bag.fcurves.new(data_path, index=index)
+    if group:
+        grp = bag.groups.get(group) or bag.groups.new(group)
+        fc.group = grp
+    n = len(frames)
+    fc.keyframe_points.add(n)
+    co = np.empty((n, 2), np.float32)
+    co[:, 0] = frames
+    co[:, 1] = values
+    fc.keyframe_points.foreach_set("co", co.ravel())
+    fc.keyframe_points.foreach_set("interpolation", np.full(n, _INTERP.get(interpolation, 1), np.int32))
+    fc.update()
+
+
+def action_owner(owner):
+    """The active action of an ID, or None."""
+    anim = getattr(owner, "animation_data", None)
+    return anim.action if anim is not None else None

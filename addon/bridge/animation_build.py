@@ -1,0 +1,104 @@
+"""Scene Animations -> actions on objects, pose bones, object data and shape keys.
+
+An Animation becomes one action per animated ID. Its `extras["placement"]`
+says where it goes: "ACTIVE" (default: the ID's active action, or an NLA
+strip when the ID already has one), "NLA" (a strip at frame_start) or
+"STASH" (kept with a fake user only).
+"""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ..codec import axes
+from ..codec.scene import Animation, Scene
+from . import action_api, props
+
+
+def _owner_and_path(obj, channel):
+    path = channel.path
+    if channel.bone:
+        pb = obj.pose.bones.get(channel.bone) if obj.pose else None
+        if pb is None:
+            return None, None, None
+        if path == "rotation_quaternion":
+            pb.rotation_mode = "QUATERNION"
+        return obj, f'pose.bones["{channel.bone}"].{path}', channel.bone
+    if path.startswith("key_blocks"):
+        key = obj.data.shape_keys if obj.type == "MESH" else None
+        return key, path, ""
+    if path.startswith("data."):
+        return obj.data, path[5:], ""
+    if path == "rotation_quaternion":
+        obj.rotation_mode = "QUATERNION"
+    elif path == "rotation_euler" and obj.rotation_mode in ("QUATERNION", "AXIS_ANGLE"):
+        obj.rotation_mode = "XYZ"
+    return obj, path, ""
+
+
+def _apply_global(channel, G: np.ndarray):
+    """Root-node channels in the global frame: M' = G M, for G a rotation times a uniform scale."""
+    R = G[:3, :3]
+    s = float(np.cbrt(abs(np.linalg.det(R)))) or 1.0
+    v = np.asarray(channel.values, np.float64)
+    if channel.path == "location":
+        return v @ R.T + G[:3, 3]
+    if channel.path == "rotation_quaternion":
+        q = axes.matrix_to_quat(R / s)
+        return axes.quat_multiply(np.broadcast_to(q, v.shape), v)
+    if channel.path == "scale":
+        return v * s
+    return v
+
+
+def build_animations(scene: Scene, objects: list, G, default_target=None) -> list:
+    G = np.asarray(G, np.float64)
+    rooted = not np.allclose(G, np.eye(4))
+    actions = []
+    for anim in scene.animations:
+        by_owner: dict = {}
+        for ch in anim.channels:
+            obj = objects[ch.target] if 0 <= ch.target < len(objects) else default_target
+            if obj is None:
+                continue
+            owner, path, group = _owner_and_path(obj, ch)
+            if owner is None:
+                continue
+            values = np.asarray(ch.values, np.float64)
+            if values.ndim == 1:
+                values = values[:, None]
+            if rooted and not ch.bone and 0 <= ch.target < len(scene.nodes) and scene.nodes[ch.target].parent < 0:
+                values = _apply_global(ch, G)
+            by_owner.setdefault(owner.as_pointer(), (owner, []))[1].append((path, group, ch, values))
+        for owner, curves in by_owner.values():
+            name = anim.name if len(by_owner) == 1 else f"{anim.name}|{owner.name}"
+            action = bpy.data.actions.new(name)
+            action.use_fake_user = True
+            fcurves = action_api.channels(action, owner)
+            for path, group, ch, values in curves:
+                for index in range(values.shape[1]):
+                    action_api.add_curve(fcurves, path, index, np.asarray(ch.frames, np.float32),
+                                         values[:, index], ch.interpolation, group)
+            _finish(action, anim, owner)
+            actions.append(action)
+    return actions
+
+
+def _finish(action, anim: Animation, owner) -> None:
+    if anim.frame_end > anim.frame_start:
+        action.use_frame_range = True
+        action.frame_start, action.frame_end = anim.frame_start, anim.frame_end
+    for mk in anim.markers:
+        action.pose_markers.new(mk.name).frame = int(mk.frame)
+    extras = dict(anim.extras)
+    placement = extras.pop("placement", "ACTIVE")
+    if anim.fps:
+        extras["fps"] = anim.fps
+    props.store(action, extras)
+    if placement == "STASH":
+        return
+    has_active = action_api.action_owner(owner) is not None
+    if placement == "ACTIVE" and not has_active:
+        action_api.assign(owner, action)
+    else:
+        action_api.push_to_nla(owner, action, anim.frame_start, anim.name)

@@ -1,0 +1,183 @@
+"""Scene Material <-> Principled BSDF node setups.
+
+Each texture slot becomes an Image Texture node (labelled with its slot kind)
+fed by a Mapping node and a UV Map node, wired into the input the kind names.
+Slot fields with no node equivalent live as custom properties on the node,
+so that collect() can give the slot back unchanged.
+"""
+from __future__ import annotations
+
+import os
+
+import bpy
+
+from ..codec.scene import Image, Material, TextureSlot
+from . import props
+
+_INPUT = {
+    "base_color": "Base Color",
+    "alpha": "Alpha",
+    "specular": "Specular IOR Level",
+    "roughness": "Roughness",
+    "emission": "Emission Color",
+}
+_NON_COLOR = {"alpha", "normal", "bump", "specular", "roughness"}
+_BLENDED = {"BLEND", "ADD", "MULTIPLY"}
+
+
+def build_image(img: Image) -> "bpy.types.Image":
+    if img.filepath and os.path.isfile(img.filepath):
+        image = bpy.data.images.load(img.filepath, check_existing=True)
+    else:
+        # A missing file stays a named placeholder, so that export writes the name back.
+        image = bpy.data.images.new(img.name or "missing", 8, 8)
+        image.source = "FILE"
+        image.filepath = img.filepath or img.name
+    image["source_name"] = img.name
+    props.store(image, img.extras)
+    return image
+
+
+def _principled(mat):
+    return next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+
+
+def build_material(m: Material, images: list) -> "bpy.types.Material":
+    mat = bpy.data.materials.new(m.name)
+    if bpy.app.version < (5, 0, 0):
+        mat.use_nodes = True
+    nt = mat.node_tree
+    bsdf = _principled(mat)
+    bsdf.inputs["Base Color"].default_value = (*m.base_color, 1.0)
+    bsdf.inputs["Alpha"].default_value = m.alpha
+    bsdf.inputs["Roughness"].default_value = m.roughness
+    bsdf.inputs["Specular IOR Level"].default_value = m.specular
+    bsdf.inputs["Specular Tint"].default_value = (*m.specular_color, 1.0)
+    bsdf.inputs["Emission Color"].default_value = (*m.emission, 1.0)
+    bsdf.inputs["Emission Strength"].default_value = m.emission_strength
+    mat.diffuse_color = (*m.base_color, m.alpha)
+    mat.use_backface_culling = not m.two_sided
+    if hasattr(mat, "surface_render_method"):
+        mat.surface_render_method = "BLENDED" if m.blend in _BLENDED else "DITHERED"
+    if hasattr(mat, "blend_method") and bpy.app.version < (4, 2, 0):
+        mat.blend_method = "BLEND" if m.blend in _BLENDED else ("CLIP" if m.blend == "CLIP" else "OPAQUE")
+    mat["lgf_blend"] = m.blend
+    mat["lgf_ambient"] = list(m.ambient)
+
+    y = 300
+    base_nodes = []
+    for slot in m.textures:
+        tex = _texture_node(nt, slot, images, y)
+        y -= 320
+        if slot.kind in ("base_color", "base_color_2"):
+            base_nodes.append((slot, tex))
+        elif slot.kind in _INPUT:
+            out = tex.outputs["Alpha" if slot.kind == "alpha" and tex.image and tex.image.depth == 32 else "Color"]
+            nt.links.new(out, bsdf.inputs[_INPUT[slot.kind]])
+            if slot.kind == "emission":
+                bsdf.inputs["Emission Strength"].default_value = max(m.emission_strength, 1.0)
+        elif slot.kind in ("normal", "bump"):
+            node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
+            node.location = (-250, y + 320)
+            node.inputs["Strength"].default_value = slot.strength
+            nt.links.new(tex.outputs["Color"], node.inputs["Color" if slot.kind == "normal" else "Height"])
+            nt.links.new(node.outputs["Normal"], bsdf.inputs["Normal"])
+    if base_nodes:
+        out = base_nodes[0][1].outputs["Color"]
+        if len(base_nodes) > 1:
+            mix = nt.nodes.new("ShaderNodeMix")
+            mix.data_type = "RGBA"
+            mix.location = (-250, 300)
+            mix.inputs["Factor"].default_value = base_nodes[1][0].strength
+            nt.links.new(out, mix.inputs["A"])
+            nt.links.new(base_nodes[1][1].outputs["Color"], mix.inputs["B"])
+            out = mix.outputs["Result"]
+        nt.links.new(out, bsdf.inputs["Base Color"])
+    props.store(mat, m.extras)
+    return mat
+
+
+def _texture_node(nt, slot: TextureSlot, images: list, y: float):
+    tex = nt.nodes.new("ShaderNodeTexImage")
+    tex.label = slot.kind
+    tex.location = (-600, y)
+    if 0 <= slot.image < len(images):
+        tex.image = images[slot.image]
+        if slot.kind in _NON_COLOR and tex.image.source == "FILE":
+            tex.image.colorspace_settings.is_data = True
+    mapping = nt.nodes.new("ShaderNodeMapping")
+    mapping.location = (-800, y)
+    mapping.inputs["Location"].default_value = (slot.offset[0], slot.offset[1], 0.0)
+    mapping.inputs["Rotation"].default_value = (0.0, 0.0, slot.rotation)
+    mapping.inputs["Scale"].default_value = (slot.scale[0], slot.scale[1], 1.0)
+    uv = nt.nodes.new("ShaderNodeUVMap")
+    uv.location = (-1000, y)
+    uv.uv_map = slot.uv_layer
+    nt.links.new(uv.outputs["UV"], mapping.inputs["Vector"])
+    nt.links.new(mapping.outputs["Vector"], tex.inputs["Vector"])
+    tex["lgf_strength"] = slot.strength
+    props.store(tex, slot.extras)
+    return tex
+
+
+# ---------------------------------------------------------------------------
+def collect_material(mat, image_index) -> Material:
+    """bpy material -> Scene Material. `image_index(bpy_image) -> int` registers images."""
+    out = Material(name=mat.name)
+    out.base_color = tuple(mat.diffuse_color[:3])
+    out.alpha = float(mat.diffuse_color[3])
+    out.two_sided = not mat.use_backface_culling
+    out.blend = str(mat.get("lgf_blend", "BLEND" if getattr(mat, "surface_render_method", "") == "BLENDED" else "OPAQUE"))
+    if "lgf_ambient" in mat:
+        out.ambient = tuple(float(v) for v in mat["lgf_ambient"])
+    nt = mat.node_tree
+    bsdf = next((n for n in nt.nodes if n.type == "BSDF_PRINCIPLED"), None) if nt else None
+    if bsdf is not None:
+        out.base_color = tuple(bsdf.inputs["Base Color"].default_value[:3])
+        out.alpha = float(bsdf.inputs["Alpha"].default_value)
+        out.roughness = float(bsdf.inputs["Roughness"].default_value)
+        out.specular = float(bsdf.inputs["Specular IOR Level"].default_value)
+        out.specular_color = tuple(bsdf.inputs["Specular Tint"].default_value[:3])
+        out.emission = tuple(bsdf.inputs["Emission Color"].default_value[:3])
+        out.emission_strength = float(bsdf.inputs["Emission Strength"].default_value)
+        for tex in sorted((n for n in nt.nodes if n.type == "TEX_IMAGE" and n.image), key=lambda n: -n.location.y):
+            out.textures.append(_collect_slot(tex, image_index))
+    extras = props.load(mat)
+    for key in ("lgf_blend", "lgf_ambient"):
+        extras.pop(key, None)
+    out.extras = extras
+    return out
+
+
+def _collect_slot(tex, image_index) -> TextureSlot:
+    kind = tex.label or _guess_kind(tex)
+    slot = TextureSlot(kind=kind, image=image_index(tex.image))
+    vec = tex.inputs["Vector"].links
+    mapping = vec[0].from_node if vec and vec[0].from_node.type == "MAPPING" else None
+    if mapping is not None:
+        loc = mapping.inputs["Location"].default_value
+        rot = mapping.inputs["Rotation"].default_value
+        scl = mapping.inputs["Scale"].default_value
+        slot.offset, slot.rotation, slot.scale = (loc[0], loc[1]), float(rot[2]), (scl[0], scl[1])
+        uvl = mapping.inputs["Vector"].links
+        if uvl and uvl[0].from_node.type == "UVMAP":
+            slot.uv_layer = uvl[0].from_node.uv_map
+    extras = props.load(tex)
+    slot.strength = float(extras.pop("lgf_strength", 1.0))
+    slot.extras = extras
+    return slot
+
+
+def _guess_kind(tex) -> str:
+    """A texture node we did not make: name its kind from what it feeds."""
+    for link in tex.outputs["Color"].links:
+        name = link.to_socket.name
+        for kind, socket in _INPUT.items():
+            if socket == name:
+                return kind
+        if link.to_node.type == "NORMAL_MAP":
+            return "normal"
+        if link.to_node.type == "BUMP":
+            return "bump"
+    return "base_color" if tex.outputs["Color"].links else "other"
+

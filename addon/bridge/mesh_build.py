@@ -1,0 +1,109 @@
+"""Scene Mesh -> bpy Mesh, in bulk: one foreach_set per attribute."""
+from __future__ import annotations
+
+import bpy
+import numpy as np
+
+from ..codec.scene import Mesh
+from . import props
+
+
+def _attr_type(arr: np.ndarray, domain_len: int) -> tuple[str, str, np.ndarray]:
+    """(data_type, foreach key, flat data) for an attribute array."""
+    a = np.asarray(arr)
+    width = 1 if a.ndim == 1 else a.shape[1]
+    if a.dtype.kind in "iub" and width == 1:
+        return "INT", "value", a.astype(np.int32).ravel()
+    a = a.astype(np.float32)
+    if width == 1:
+        return "FLOAT", "value", a.ravel()
+    if width == 2:
+        return "FLOAT2", "vector", a.ravel()
+    if width == 3:
+        return "FLOAT_VECTOR", "vector", a.ravel()
+    if width == 4:
+        return "FLOAT_COLOR", "color", a.ravel()
+    raise ValueError(f"attribute of width {width} is not supported")
+
+
+def add_attribute(me, name: str, domain: str, arr: np.ndarray) -> None:
+    dtype, key, flat = _attr_type(arr, 0)
+    if name in me.attributes:
+        me.attributes.remove(me.attributes[name])
+    me.attributes.new(name, dtype, domain).data.foreach_set(key, flat)
+
+
+def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
+    """Create the mesh datablock. `materials` maps scene material index -> bpy material."""
+    me = bpy.data.meshes.new(m.name)
+    pos = np.ascontiguousarray(m.positions, np.float32)
+    corners = np.ascontiguousarray(m.corners, np.int32)
+    starts = np.ascontiguousarray(m.faces, np.int32)
+    me.vertices.add(len(pos))
+    me.loops.add(len(corners))
+    me.polygons.add(len(starts))
+    me.vertices.foreach_set("co", pos.ravel())
+    me.loops.foreach_set("vertex_index", corners)
+    me.polygons.foreach_set("loop_start", starts)
+
+    for name, uv in m.uv_layers.items():
+        layer = me.uv_layers.new(name=name, do_init=False)
+        layer.uv.foreach_set("vector", np.ascontiguousarray(uv, np.float32).ravel())
+    for name, col in m.colors.items():
+        attr = me.color_attributes.new(name, "FLOAT_COLOR", "CORNER")
+        attr.data.foreach_set("color", np.ascontiguousarray(col, np.float32).ravel())
+    for index in m.materials:
+        me.materials.append(materials[index] if index >= 0 else None)
+    if m.face_material is not None and len(m.materials) > 1:
+        me.polygons.foreach_set("material_index", np.ascontiguousarray(m.face_material, np.int32))
+    for name, arr in m.face_attributes.items():
+        add_attribute(me, name, "FACE", arr)
+    for name, arr in m.vertex_attributes.items():
+        add_attribute(me, name, "POINT", arr)
+    for name, arr in m.corner_attributes.items():
+        add_attribute(me, name, "CORNER", arr)
+
+    me.update(calc_edges=True)
+    if m.normals is not None and len(m.normals) == len(corners):
+        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+    props.store(me, m.extras)
+    return me
+
+
+def add_shape_keys(obj, m: Mesh) -> None:
+    """Absolute shape keys; key 0 becomes the basis (it must match the mesh positions)."""
+    if not m.shape_keys:
+        return
+    blocks = []
+    for key in m.shape_keys:
+        kb = obj.shape_key_add(name=key.name, from_mix=False)
+        kb.data.foreach_set("co", np.ascontiguousarray(key.positions, np.float32).ravel())
+        kb.value = key.value
+        kb.interpolation = key.interpolation
+        blocks.append(kb)
+    for key, kb in zip(m.shape_keys, blocks):
+        if key.relative_to and 0 <= key.relative_to < len(blocks):
+            kb.relative_key = blocks[key.relative_to]
+    obj.data.shape_keys.use_relative = True
+    obj.data.update()
+
+
+def add_skin(obj, m: Mesh, bone_names: list[str]) -> None:
+    """Vertex groups from (V, K) joints/weights: one `add` call per (bone, weight) pair."""
+    skin = m.skin
+    if skin is None:
+        return
+    groups = [obj.vertex_groups.new(name=n) for n in bone_names]
+    joints = np.asarray(skin.joints).ravel()
+    weights = np.asarray(skin.weights, np.float32).ravel()
+    verts = np.repeat(np.arange(len(skin.joints)), np.asarray(skin.joints).shape[1])
+    keep = (joints >= 0) & (joints < len(groups)) & (weights > 0)
+    joints, weights, verts = joints[keep], weights[keep], verts[keep]
+    # group identical (bone, weight) pairs so that each vg.add call takes many vertices
+    order = np.lexsort((weights, joints))
+    joints, weights, verts = joints[order], weights[order], verts[order]
+    if not len(joints):
+        return
+    cut = np.flatnonzero((np.diff(joints) != 0) | (np.diff(weights) != 0)) + 1
+    for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(joints)]):
+        groups[joints[lo]].add(verts[lo:hi].tolist(), float(weights[lo]), "REPLACE")

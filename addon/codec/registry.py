@@ -1,0 +1,65 @@
+"""One registry of formats: each format package under `formats/` exposes FORMAT.
+
+A format plugs in with its extensions, a magic test, and four functions:
+read (files -> model), encode (model -> bytes per file), to_scene and
+from_scene. Everything else (load, save, check, info, convert) is generic.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import FormatError, Warnings
+from .scene import Scene
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    name: str                                   # short id used in `info`, e.g. "3ds"
+    label: str                                  # menu label, e.g. "3D Studio"
+    extensions: tuple[str, ...]                 # lower case with dot; the first is the one written
+    sniff: Callable[[bytes, str], bool]         # (first 64 bytes, file name) -> is it ours?
+    read: Callable[[Path, Any, Warnings], Any]  # (path, import options, warnings) -> model
+    encode: Callable[[Any, Path], dict[Path, bytes]]   # model, target path -> every file's bytes
+    to_scene: Callable[[Any, Any, Warnings], Scene]
+    from_scene: Callable[[Scene, Any, Warnings], Any]
+    import_options: type                        # frozen dataclass of import options
+    export_options: type                        # frozen dataclass of export options
+    sources: Callable[[Path], list[Path]] = field(default=lambda p: [p])   # the files a read consumed (for check)
+    version: Callable[[Any], str] = field(default=lambda m: "")
+
+
+def formats() -> dict[str, FormatSpec]:
+    pkg = importlib.import_module(f"{__package__}.formats")
+    out: dict[str, FormatSpec] = {}
+    for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        spec = getattr(importlib.import_module(f"{pkg.__name__}.{mod.name}"), "FORMAT", None)
+        for s in (spec if isinstance(spec, (list, tuple)) else [spec]):
+            if s is not None:
+                out[s.name] = s
+    return out
+
+
+def find_format(path: str | Path, name: str = "", for_write: bool = False) -> FormatSpec:
+    """By explicit name, else by extension; several candidates are settled by magic."""
+    table = formats()
+    if name:
+        if name not in table:
+            raise FormatError(f"unknown format {name!r}; known: {', '.join(sorted(table))}")
+        return table[name]
+    p = Path(path)
+    lower = p.name.lower()
+    candidates = [s for s in table.values() if any(lower.endswith(e) for e in s.extensions)]
+    if not candidates:
+        raise FormatError(f"no format reads or writes {p.suffix or p.name!r}", file=str(p))
+    if len(candidates) == 1 or for_write or not p.exists():
+        return candidates[0]
+    with open(p, "rb") as fh:
+        head = fh.read(64)
+    for s in candidates:
+        if s.sniff(head, p.name):
+            return s
+    raise FormatError("the file matches no known magic for its extension", offset=0, file=str(p))

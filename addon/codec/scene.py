@@ -1,0 +1,271 @@
+"""The neutral Scene: what every format reads into and writes from.
+
+Conventions are Blender's: right-handed, Z up, metres, column-vector 4x4
+matrices (translation in column 3), quaternions (w, x, y, z), UV origin at
+the bottom left, counter-clockwise front faces. Each format's own scene.py
+converts to and from these; nothing else does.
+
+Bulk data is numpy. Indices into scene lists (materials, images, meshes, ...)
+are plain ints; -1 means "none".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+def identity() -> np.ndarray:
+    return np.eye(4, dtype=np.float64)
+
+
+def _f32(shape) -> np.ndarray:
+    return np.zeros(shape, np.float32)
+
+
+# ---------------------------------------------------------------------------
+# Images and materials
+# ---------------------------------------------------------------------------
+@dataclass
+class Image:
+    name: str                      # the name as the file wrote it (e.g. "IMAGE1.JPG")
+    filepath: str = ""             # resolved path on disk, "" when not found
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class TextureSlot:
+    """One texture map feeding a material input.
+
+    kind: which input it drives, one of
+      "base_color", "base_color_2", "alpha", "normal", "bump", "specular",
+      "roughness", "emission", "reflection", "environment", "other".
+    """
+
+    kind: str
+    image: int                     # index into Scene.images
+    uv_layer: str = ""             # "" = the mesh's first UV layer
+    scale: tuple[float, float] = (1.0, 1.0)
+    offset: tuple[float, float] = (0.0, 0.0)
+    rotation: float = 0.0          # radians, counter-clockwise
+    strength: float = 1.0          # 0..1 blend amount
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Material:
+    name: str
+    base_color: tuple[float, float, float] = (0.8, 0.8, 0.8)
+    alpha: float = 1.0
+    ambient: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    specular_color: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    specular: float = 0.5          # Principled "Specular IOR Level" 0..1
+    roughness: float = 0.5
+    emission: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    emission_strength: float = 0.0
+    two_sided: bool = True         # False = backface culling on
+    blend: str = "OPAQUE"          # OPAQUE, BLEND, CLIP, ADD, MULTIPLY
+    textures: list[TextureSlot] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)   # stored as custom properties
+
+
+# ---------------------------------------------------------------------------
+# Meshes
+# ---------------------------------------------------------------------------
+@dataclass
+class ShapeKey:
+    name: str
+    positions: np.ndarray          # (V, 3) float32, absolute
+    relative_to: int = 0           # index of the key it is relative to (0 = basis)
+    value: float = 0.0
+    interpolation: str = "KEY_LINEAR"
+
+
+@dataclass
+class Skin:
+    """Skin weights: up to K influences per vertex."""
+
+    armature: int                  # index into Scene.armatures
+    joints: np.ndarray             # (V, K) int32 bone index into that armature, -1 = unused
+    weights: np.ndarray            # (V, K) float32
+
+
+@dataclass
+class Mesh:
+    name: str
+    positions: np.ndarray = field(default_factory=lambda: _f32((0, 3)))   # (V, 3) float32
+    corners: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))  # (C,) vertex per corner
+    faces: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))    # (F,) loop starts
+    uv_layers: dict[str, np.ndarray] = field(default_factory=dict)      # name -> (C, 2) float32
+    normals: np.ndarray | None = None                                   # (C, 3) float32 custom split normals
+    colors: dict[str, np.ndarray] = field(default_factory=dict)         # name -> (C, 4) float32 0..1
+    face_material: np.ndarray | None = None                             # (F,) int32 slot index
+    materials: list[int] = field(default_factory=list)                  # slot -> Scene.materials index (-1 empty)
+    face_attributes: dict[str, np.ndarray] = field(default_factory=dict)    # name -> (F,) int32
+    vertex_attributes: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (V,) int32 or (V, n) float32
+    corner_attributes: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (C,) or (C, n) float32
+    shape_keys: list[ShapeKey] = field(default_factory=list)            # [0] is the basis when present
+    skin: Skin | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def face_sizes(self) -> np.ndarray:
+        return np.diff(np.append(self.faces.astype(np.int64), len(self.corners)))
+
+    @classmethod
+    def from_triangles(cls, name: str, positions, triangles, **kw) -> "Mesh":
+        tris = np.asarray(triangles, np.uint32).reshape(-1, 3)
+        return cls(name=name, positions=np.asarray(positions, np.float32).reshape(-1, 3),
+                   corners=tris.reshape(-1), faces=np.arange(0, tris.size, 3, dtype=np.uint32), **kw)
+
+    def triangles(self) -> np.ndarray:
+        """(F, 3) corner vertex indices; only valid when every face is a triangle."""
+        return self.corners.reshape(-1, 3)
+
+
+# ---------------------------------------------------------------------------
+# Cameras and lights
+# ---------------------------------------------------------------------------
+@dataclass
+class Camera:
+    name: str
+    lens: float = 50.0             # mm, on a 36 mm sensor
+    clip_start: float = 0.1
+    clip_end: float = 1000.0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Light:
+    name: str
+    type: str = "POINT"            # POINT, SPOT, SUN, AREA
+    color: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    energy: float = 1000.0         # W for point/spot; strength for sun
+    spot_size: float = np.pi / 4   # full cone angle, radians
+    spot_blend: float = 0.15
+    cast_shadow: bool = True
+    use_attenuation: bool = False
+    attenuation_start: float = 0.0
+    attenuation_end: float = 0.0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
+# Armatures
+# ---------------------------------------------------------------------------
+@dataclass
+class Bone:
+    name: str
+    parent: int = -1               # index in Armature.bones
+    matrix: np.ndarray = field(default_factory=identity)   # rest, armature space, 4x4
+    length: float = 0.0            # 0 = let the bridge choose
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Armature:
+    name: str
+    bones: list[Bone] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
+# Object tree
+# ---------------------------------------------------------------------------
+@dataclass
+class Node:
+    """An object. `kind` says which list `data` indexes."""
+
+    name: str
+    kind: str = "EMPTY"            # EMPTY, MESH, CAMERA, LIGHT, ARMATURE
+    data: int = -1                 # index into meshes / cameras / lights / armatures
+    parent: int = -1               # index into Scene.nodes
+    parent_bone: str = ""          # bone name when parented to a bone of the parent armature
+    matrix: np.ndarray = field(default_factory=identity)    # local, relative to the parent
+    matrix_parent_inverse: np.ndarray = field(default_factory=identity)
+    target: int = -1               # node this camera/light looks at (a Track To constraint)
+    hide: bool = False             # hidden in viewport and render
+    cast_shadow: bool = True
+    collection: str = ""           # child collection to put it in ("" = the import collection)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
+# Animation
+# ---------------------------------------------------------------------------
+@dataclass
+class Channel:
+    """One animated property.
+
+    target: node index. bone: pose-bone name or "". path is a Blender data path
+    relative to the animated ID: "location", "rotation_quaternion",
+    "rotation_euler", "scale", "hide_viewport" for objects;
+    'key_blocks["Name"].value' for shape keys (the bridge animates the mesh's
+    Key ID then); "lens", "color", ... for camera/light data ("data." prefix).
+    frames (N,) float; values (N, D) float, one column per array index.
+    """
+
+    target: int
+    path: str
+    frames: np.ndarray
+    values: np.ndarray
+    bone: str = ""
+    interpolation: str = "LINEAR"  # CONSTANT, LINEAR, BEZIER
+
+
+@dataclass
+class Marker:
+    name: str
+    frame: int
+
+
+@dataclass
+class Animation:
+    name: str
+    frame_start: float = 0.0
+    frame_end: float = 0.0
+    fps: float = 0.0               # 0 = not stored by the format
+    channels: list[Channel] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)   # pose/event markers inside the action
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
+@dataclass
+class Scene:
+    nodes: list[Node] = field(default_factory=list)
+    meshes: list[Mesh] = field(default_factory=list)
+    materials: list[Material] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    armatures: list[Armature] = field(default_factory=list)
+    animations: list[Animation] = field(default_factory=list)
+    cameras: list[Camera] = field(default_factory=list)
+    lights: list[Light] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)     # timeline markers
+    frame_start: int | None = None                          # scene frame range, None = leave as is
+    frame_end: int | None = None
+    fps: float = 0.0
+    world_ambient: tuple[float, float, float] | None = None
+    world_background: tuple[float, float, float] | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def add_node(self, node: Node) -> int:
+        self.nodes.append(node)
+        return len(self.nodes) - 1
+
+    def children(self, index: int) -> list[int]:
+        return [i for i, n in enumerate(self.nodes) if n.parent == index]
+
+    def world_matrix(self, index: int) -> np.ndarray:
+        m = identity()
+        seen = set()
+        while index >= 0:
+            if index in seen:
+                raise ValueError("cycle in node parents")
+            seen.add(index)
+            n = self.nodes[index]
+            m = n.matrix_parent_inverse @ n.matrix @ m
+            index = n.parent
+        return m

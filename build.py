@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Build, prove, test and benchmark the Legacy Game Formats extension.
+
+    python3 build.py                 build dist/legacy_game_formats-<version>.zip and prove it in Blender
+    python3 build.py test [ARGS]     build, then run the whole pytest suite on real Blender (bpy)
+    python3 build.py bench           build, then print the benchmark table
+    --bpy VERSION                    use another pinned bpy (CI runs 4.2 and 5.0 too)
+
+Each command first bootstraps a local virtual environment from pinned
+versions (.venv for the default Blender, .venv-bpyX.Y.Z for the others) and
+re-runs itself inside it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+DEFAULT_BPY = "4.5.4"
+BPY_PINS = {"4.2": "4.2.23", "4.5": "4.5.4", "5.0": "5.0.1"}
+PINS = ["numpy==1.26.4", "pytest==8.3.5", "fake-bpy-module==20250604"]
+# Wheels bundled inside the extension, one per Blender platform (AES for encrypted .u3d).
+BUNDLED = "pycryptodome==3.23.0"
+WHEEL_PLATFORMS = ["manylinux_2_17_x86_64", "manylinux_2_17_aarch64", "macosx_10_9_universal2", "win_amd64"]
+BLENDER_PLATFORMS = ["linux-x64", "linux-arm64", "macos-arm64", "macos-x64", "windows-x64"]
+
+
+def _venv_dir(bpy_version: str) -> Path:
+    return ROOT / (".venv" if bpy_version == DEFAULT_BPY else f".venv-bpy{bpy_version}")
+
+
+def _venv_python(venv: Path) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def bootstrap(bpy_version: str, argv: list[str]) -> None:
+    """Re-exec inside the pinned venv, creating or updating it first."""
+    venv = _venv_dir(bpy_version)
+    py = _venv_python(venv)
+    pins = [f"bpy=={bpy_version}", *PINS]
+    stamp = venv / ".lgf-pins"
+    want = "\n".join(pins)
+    if Path(sys.prefix).resolve() == venv.resolve() and stamp.exists() and stamp.read_text() == want:
+        return
+    if not py.exists():
+        print(f"creating {venv.name} (Python {sys.version.split()[0]}) ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    if not stamp.exists() or stamp.read_text() != want:
+        print(f"installing {', '.join(pins)} into {venv.name} ...", flush=True)
+        subprocess.run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *pins], check=True)
+        stamp.write_text(want)
+    env = dict(os.environ, LGF_BPY=bpy_version)
+    sys.exit(subprocess.call([str(py), str(Path(__file__).resolve()), *argv], env=env))
+
+
+# ---------------------------------------------------------------------------
+# Building the zip
+# ---------------------------------------------------------------------------
+def _bl_scripts() -> Path:
+    import bpy  # noqa: F401  (only to locate Blender's bundled scripts)
+    return Path(bpy.utils.resource_path("LOCAL")) / "scripts"
+
+
+def _bundled_wheels(cache: Path) -> list[Path]:
+    """Download (once) the bundled wheels for every platform we declare."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out = []
+    name, version = BUNDLED.split("==")
+    for plat in WHEEL_PLATFORMS:
+        found = [p for p in cache.glob(f"{name}-{version}-*.whl") if plat in p.name]
+        if not found:
+            subprocess.run([sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "-q",
+                            "--only-binary=:all:", "--no-deps", "--platform", plat,
+                            "--python-version", "3.11", "-d", str(cache), BUNDLED], check=True)
+            found = [p for p in cache.glob(f"{name}-{version}-*.whl") if plat in p.name]
+        out.append(sorted(found)[0])
+    return sorted(set(out))
+
+
+def build() -> Path:
+    manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
+    stage = ROOT / "build" / "stage"
+    if stage.exists():
+        shutil.rmtree(stage)
+    shutil.copytree(ROOT / "addon", stage, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*"))
+    text = (ROOT / "blender_manifest.toml").read_text()
+    wheels = _bundled_wheels(ROOT / "build" / "wheels")
+    (stage / "wheels").mkdir()
+    for w in wheels:
+        shutil.copy2(w, stage / "wheels" / w.name)
+    listed = ", ".join(f'"./wheels/{w.name}"' for w in wheels)
+    text = text.replace("# wheels = []", f"wheels = [{listed}]")
+    platforms = ", ".join(f'"{p}"' for p in BLENDER_PLATFORMS)
+    text = text.replace('license = ', f'platforms = [{platforms}]\n\nlicense = ', 1)
+    (stage / "blender_manifest.toml").write_text(text)
+
+    dist = ROOT / "dist"
+    dist.mkdir(exist_ok=True)
+    out = dist / f"{manifest['id']}-{manifest['version']}.zip"
+    if out.exists():
+        out.unlink()
+    scripts = _bl_scripts()
+    builder = scripts / "addons_core" / "bl_pkg" / "cli" / "blender_ext.py"
+    tags = scripts / "modules" / "_bpy_internal" / "extensions" / "tags.py"
+    subprocess.run([sys.executable, str(builder), "build", "--source-dir", str(stage),
+                    "--output-filepath", str(out), "--valid-tags", str(tags)], check=True)
+    # Blender's own validator, as the extensions site runs it.
+    subprocess.run([sys.executable, str(builder), "validate", str(out)], check=True)
+    return out
+
+
+# ---------------------------------------------------------------------------
+def prove(zip_path: Path) -> int:
+    """Install the zip into an isolated Blender user folder and use it."""
+    return subprocess.call([sys.executable, str(ROOT / "tests" / "prove_zip.py"), str(zip_path)])
+
+
+def run_tests(zip_path: Path, args: list[str]) -> int:
+    env = dict(os.environ, LGF_ZIP=str(zip_path))
+    return subprocess.call([sys.executable, "-m", "pytest", *(args or ["tests"])], cwd=ROOT, env=env)
+
+
+def bench(zip_path: Path, args: list[str]) -> int:
+    env = dict(os.environ, LGF_ZIP=str(zip_path))
+    return subprocess.call([sys.executable, str(ROOT / "tests" / "bench.py"), *args], cwd=ROOT, env=env)
+
+
+def main(argv: list[str]) -> int:
+    bpy_version = DEFAULT_BPY
+    if "--bpy" in argv:
+        i = argv.index("--bpy")
+        bpy_version = BPY_PINS.get(argv[i + 1], argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
+    bootstrap(bpy_version, sys.argv[1:])
+    command, rest = (argv[0], argv[1:]) if argv and argv[0] in ("test", "bench", "zip") else ("build", argv)
+    zip_path = build()
+    print(f"built {zip_path.relative_to(ROOT)} "
+          f"({zip_path.stat().st_size // 1024} KiB, sha256 {hashlib.sha256(zip_path.read_bytes()).hexdigest()[:16]})")
+    if command == "zip":
+        return 0
+    if command == "test":
+        return run_tests(zip_path, rest)
+    if command == "bench":
+        return bench(zip_path, rest)
+    return prove(zip_path)
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except subprocess.CalledProcessError as e:
+        print(f"build.py: step failed (exit {e.returncode}): {' '.join(map(str, e.cmd))}", file=sys.stderr)
+        sys.exit(1)
