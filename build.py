@@ -18,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -85,10 +86,18 @@ def _bundled_wheels(cache: Path) -> list[Path]:
 
 def build() -> Path:
     manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
-    stage = ROOT / "build" / "stage"
-    if stage.exists():
-        shutil.rmtree(stage)
-    shutil.copytree(ROOT / "addon", stage, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*"))
+    (ROOT / "build").mkdir(exist_ok=True)
+    # a private staging folder, so that concurrent builds never trample each other
+    work = Path(tempfile.mkdtemp(prefix="stage-", dir=ROOT / "build"))
+    try:
+        return _build_in(work, manifest)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _build_in(work: Path, manifest: dict) -> Path:
+    stage = work / "legacy_game_formats"
+    shutil.copytree(ROOT / "addon", stage, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*", "*.md"))
     text = (ROOT / "blender_manifest.toml").read_text()
     wheels = _bundled_wheels(ROOT / "build" / "wheels")
     (stage / "wheels").mkdir()
@@ -103,15 +112,15 @@ def build() -> Path:
     dist = ROOT / "dist"
     dist.mkdir(exist_ok=True)
     out = dist / f"{manifest['id']}-{manifest['version']}.zip"
-    if out.exists():
-        out.unlink()
+    tmp_zip = work / out.name
     scripts = _bl_scripts()
     builder = scripts / "addons_core" / "bl_pkg" / "cli" / "blender_ext.py"
     tags = scripts / "modules" / "_bpy_internal" / "extensions" / "tags.py"
     subprocess.run([sys.executable, str(builder), "build", "--source-dir", str(stage),
-                    "--output-filepath", str(out), "--valid-tags", str(tags)], check=True)
+                    "--output-filepath", str(tmp_zip), "--valid-tags", str(tags)], check=True)
     # Blender's own validator, as the extensions site runs it.
-    subprocess.run([sys.executable, str(builder), "validate", str(out)], check=True)
+    subprocess.run([sys.executable, str(builder), "validate", str(tmp_zip)], check=True)
+    os.replace(tmp_zip, out)
     return out
 
 

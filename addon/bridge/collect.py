@@ -82,14 +82,17 @@ class _Collector:
         key = ob.data.as_pointer() if shared else ob.as_pointer()
         if key in self.mesh_of:
             return self.mesh_of[key]
-        with _rest_state(self.context, ob):
-            depsgraph = self.context.evaluated_depsgraph_get()
-            src = ob.evaluated_get(depsgraph) if self.o.apply_modifiers else ob
-            me = src.to_mesh(preserve_all_data_layers=True, depsgraph=depsgraph)
-            try:
-                m = read_mesh(me, self.o.triangulate)
-            finally:
-                src.to_mesh_clear()
+        if not shaping or not self.o.apply_modifiers:
+            # nothing to evaluate: the datablock itself holds the rest shape (basis, unskinned)
+            m = read_mesh(ob.data, self.o.triangulate)
+        else:
+            with _rest_state(self.context, ob):
+                src = ob.evaluated_get(self.context.evaluated_depsgraph_get())
+                me = src.to_mesh(preserve_all_data_layers=True, depsgraph=self.context.evaluated_depsgraph_get())
+                try:
+                    m = read_mesh(me, self.o.triangulate)
+                finally:
+                    src.to_mesh_clear()
         m.name = ob.data.name
         m.materials = [self.material_index(s.material) for s in ob.material_slots]
         m.extras = props.load(ob.data)
@@ -190,7 +193,7 @@ def read_mesh(me, triangulate: bool) -> Mesh:
     mat_index = np.zeros(P, np.int32)
     if P:
         me.polygons.foreach_get("material_index", mat_index)
-    if triangulate:
+    if triangulate and L != 3 * P:
         me.calc_loop_triangles()
         T = len(me.loop_triangles)
         tri_loops = np.empty(T * 3, np.int32)
@@ -200,8 +203,8 @@ def read_mesh(me, triangulate: bool) -> Mesh:
         corner_src, face_src = tri_loops, tri_poly
         starts = np.arange(0, T * 3, 3, dtype=np.uint32)
     else:
-        corner_src = np.arange(L)
-        face_src = np.arange(P)
+        corner_src = slice(None)     # already triangles, or polygons wanted: no reindexing
+        face_src = slice(None)
         starts = np.empty(P, np.int32)
         me.polygons.foreach_get("loop_start", starts)
         starts = starts.astype(np.uint32)

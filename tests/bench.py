@@ -1,0 +1,134 @@
+"""`python3 build.py bench`: speed of the bridge and of each format, beside its floor.
+
+The floor of a row is the bare numpy + foreach_set (import) or foreach_get
+(export) of the same arrays, measured in the same run. Each figure is the
+best of a few repeats. The goal is a ratio of at most 2.0.
+"""
+from __future__ import annotations
+
+import gc
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests import blender_setup  # noqa: E402  (isolates Blender's user folders first)
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+
+from tests import bench_data  # noqa: E402
+
+ROWS: list[tuple[str, float, float]] = []
+TARGET = 2.0
+
+
+def best(fn, repeat: int = 3, setup=None) -> float:
+    times = []
+    for _ in range(repeat):
+        if setup:
+            setup()
+        gc.collect()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def reset():
+    bpy.ops.wm.read_homefile(use_empty=True)
+
+
+# -- floors -------------------------------------------------------------------
+def floor_build(meshes) -> None:
+    """Bare build: datablocks, foreach_set of positions, corners, loop starts, UVs, normals."""
+    for m in meshes:
+        me = bpy.data.meshes.new(m.name)
+        me.vertices.add(len(m.positions))
+        me.loops.add(len(m.corners))
+        me.polygons.add(len(m.faces))
+        me.vertices.foreach_set("co", m.positions.ravel())
+        me.loops.foreach_set("vertex_index", m.corners.astype(np.int32))
+        me.polygons.foreach_set("loop_start", m.faces.astype(np.int32))
+        for name, uv in m.uv_layers.items():
+            me.uv_layers.new(name=name, do_init=False).uv.foreach_set("vector", uv.ravel())
+        me.update(calc_edges=True)
+        if m.normals is not None:
+            me.normals_split_custom_set(m.normals)
+        if m.shape_keys:
+            ob = bpy.data.objects.new(m.name, me)
+            bpy.context.scene.collection.objects.link(ob)
+            for key in m.shape_keys:
+                ob.shape_key_add(name=key.name, from_mix=False).data.foreach_set("co", key.positions.ravel())
+
+
+def floor_read(objects) -> None:
+    """Bare read: foreach_get of the same arrays from each mesh."""
+    for ob in objects:
+        me = ob.data
+        V, L = len(me.vertices), len(me.loops)
+        co = np.empty(V * 3, np.float32); me.vertices.foreach_get("co", co)
+        vi = np.empty(L, np.int32); me.loops.foreach_get("vertex_index", vi)
+        ls = np.empty(len(me.polygons), np.int32); me.polygons.foreach_get("loop_start", ls)
+        for layer in me.uv_layers:
+            uv = np.empty(L * 2, np.float32); layer.uv.foreach_get("vector", uv)
+        n = np.empty(L * 3, np.float32); me.corner_normals.foreach_get("vector", n)
+        if me.shape_keys:
+            for kb in me.shape_keys.key_blocks:
+                kb.data.foreach_get("co", co)
+
+
+def row(name: str, t: float, floor: float) -> None:
+    ROWS.append((name, t, floor))
+    print(f"  {name:<44} {t * 1000:9.1f} ms  floor {floor * 1000:9.1f} ms  ratio {t / floor:5.2f}", flush=True)
+
+
+# -- bridge ---------------------------------------------------------------------
+def bench_bridge(lgf, sizes) -> None:
+    bridge = lgf.bridge
+    for tris in sizes:
+        scene = bench_data.grid_scene(tris)
+        floor = best(lambda: floor_build(scene.meshes), setup=reset)
+        t = best(lambda: bridge.build_scene(scene, bridge.BuildOptions(), bpy.context), setup=reset)
+        row(f"bridge import {tris // 1000}k tris", t, floor)
+        objs = [o for o in bpy.data.objects if o.type == "MESH"]
+        floor = best(lambda: floor_read(objs))
+        opts = bridge.CollectOptions(use_keyframes=False)
+        t = best(lambda: bridge.collect_scene(bpy.context, opts))
+        row(f"bridge export {tris // 1000}k tris", t, floor)
+
+
+def bench_format(lgf, label: str, scene, ext: str, import_op, export_op, codec_opts=None) -> None:
+    """A format row pair: operator import of a file we wrote, and operator export back."""
+    out = Path(tempfile.mkdtemp(prefix="lgf-bench-"))
+    src = out / f"bench{ext}"
+    lgf.codec.save(scene, src, **(codec_opts or {}))
+    reloaded = lgf.codec.load(src)       # the floor builds exactly what the file holds
+    floor = best(lambda: floor_build(reloaded.meshes), setup=reset)
+    t = best(lambda: import_op(filepath=str(src)), setup=reset)
+    row(f"{label} import", t, floor)
+    objs = [o for o in bpy.data.objects if o.type == "MESH"]
+    floor = best(lambda: floor_read(objs))
+    t = best(lambda: export_op(filepath=str(out / f"back{ext}")))
+    row(f"{label} export", t, floor)
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    lgf = blender_setup.install()
+    print(f"Blender {bpy.app.version_string}, numpy {np.__version__}; best of 3; ratio = time / floor "
+          f"(target <= {TARGET})", flush=True)
+    sizes = [10_000, 100_000] if quick else [10_000, 100_000, 1_000_000]
+    bench_bridge(lgf, sizes)
+    for fn in bench_data.FORMAT_ROWS:
+        fn(lgf, bench_format, quick)
+    print()
+    print(f"| {'row':<44} | {'time ms':>9} | {'floor ms':>9} | {'ratio':>5} |")
+    print(f"|{'-' * 46}|{'-' * 11}|{'-' * 11}|{'-' * 7}|")
+    for name, t, floor in ROWS:
+        print(f"| {name:<44} | {t * 1000:9.1f} | {floor * 1000:9.1f} | {t / floor:5.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

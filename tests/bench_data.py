@@ -1,0 +1,58 @@
+"""Generated benchmark data: grids of triangles with UVs and normals, and the
+per-format row functions that `bench.py` runs."""
+from __future__ import annotations
+
+import numpy as np
+
+from addon.codec import axes
+from addon.codec.scene import Mesh, Node, Scene
+
+
+def grid_mesh(name: str, tris: int, offset=(0.0, 0.0, 0.0)) -> Mesh:
+    """A wavy n x n quad grid split into triangles (about `tris` of them)."""
+    n = max(1, int(np.sqrt(tris / 2)))
+    xs = np.linspace(0, 1, n + 1, dtype=np.float32)
+    gx, gy = np.meshgrid(xs, xs, indexing="ij")
+    gz = 0.05 * np.sin(gx * 20) * np.cos(gy * 20)
+    pos = np.stack([gx, gy, gz], -1).reshape(-1, 3) + np.asarray(offset, np.float32)
+    i = np.arange(n)[:, None] * (n + 1) + np.arange(n)[None, :]
+    a, b, c, d = i, i + (n + 1), i + (n + 2), i + 1
+    tri = np.stack([np.stack([a, b, c], -1), np.stack([a, c, d], -1)], 2).reshape(-1, 3)
+    m = Mesh.from_triangles(name, pos, tri)
+    m.uv_layers["UVMap"] = pos[m.corners, :2].copy()
+    v = pos[tri]
+    fn = np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0])
+    fn /= np.linalg.norm(fn, axis=1, keepdims=True)
+    m.normals = np.repeat(fn, 3, axis=0).astype(np.float32)
+    m.face_material = np.zeros(len(tri), np.int32)
+    return m
+
+
+def grid_scene(tris: int, parts: int = 1) -> Scene:
+    s = Scene()
+    for k in range(parts):
+        s.meshes.append(grid_mesh(f"Grid{k:03d}", tris // parts, (k * 1.1, 0, 0)))
+        s.add_node(Node(f"Grid{k:03d}", "MESH", k))
+    return s
+
+
+def _op(idname: str):
+    import bpy
+    mod, name = idname.split(".")
+    return getattr(getattr(bpy.ops, mod), name)
+
+
+def _formats(lgf) -> set:
+    return set(lgf.codec.formats())
+
+
+def rows_3ds(lgf, bench_format, quick: bool) -> None:
+    if "3ds" not in _formats(lgf):
+        return
+    for tris in ([10_000, 100_000] if quick else [10_000, 100_000, 1_000_000]):
+        parts = max(1, tris // 60_000)           # keep each object under 65535 vertices
+        bench_format(lgf, f".3ds {tris // 1000}k tris ({parts} objects)", grid_scene(tris, parts), ".3ds",
+                     _op("import_scene.studio3ds"), _op("export_scene.studio3ds"))
+
+
+FORMAT_ROWS = [rows_3ds]
