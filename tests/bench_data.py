@@ -55,4 +55,11 @@ def rows_3ds(lgf, bench_format, quick: bool) -> None:
                      _op("import_scene.studio3ds"), _op("export_scene.studio3ds"))
 
 
-FORMAT_ROWS = [rows_3ds]
+def rows_unreal(lgf, bench_format, quick: bool) -> None:
+    from tests.bench_unreal import make_scene
+    frames = 100 if quick else 1000
+    bench_format(lgf, f"UE1 5k verts x {frames} frames", make_scene(5000, frames), "_d.3d",
+                 _op("import_scene.unreal_vertex_mesh"), _op("export_scene.unreal_vertex_mesh"))
+
+
+FORMAT_ROWS = [rows_3ds, rows_unreal]

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..codec import axes
 from ..codec.scene import Animation, Channel, Marker, Scene, ShapeKey
+from . import props
 from .collect import CollectOptions, _m
 
 
@@ -28,9 +29,8 @@ def frame_ranges(context, objs) -> list[dict]:
                     key = ("NLA", strip.name, strip.frame_start, strip.frame_end)
                     if key not in seen:
                         seen.add(key)
-                        fps = strip.action.get("fps", 0.0) if strip.action else 0.0
                         out.append({"name": strip.name, "start": strip.frame_start, "end": strip.frame_end,
-                                    "fps": float(fps), "source": "NLA"})
+                                    "source": "NLA", **_action_details(strip.action)})
             if anim.action is not None:
                 a = anim.action
                 key = ("ACTION", a.name)
@@ -38,14 +38,25 @@ def frame_ranges(context, objs) -> list[dict]:
                     seen.add(key)
                     lo, hi = a.frame_range
                     out.append({"name": a.name, "start": float(lo), "end": float(hi),
-                                "fps": float(a.get("fps", 0.0)), "source": "ACTION"})
+                                "source": "ACTION", **_action_details(a)})
     sc = context.scene
     marks = sorted(sc.timeline_markers, key=lambda mk: mk.frame)
     for i, mk in enumerate(marks):
         end = marks[i + 1].frame - 1 if i + 1 < len(marks) else sc.frame_end
         out.append({"name": mk.name, "start": float(mk.frame), "end": float(max(end, mk.frame)),
-                    "fps": 0.0, "source": "MARKER"})
+                    "fps": 0.0, "source": "MARKER", "markers": [], "extras": {}})
     return out
+
+
+def _action_details(action) -> dict:
+    """fps, pose markers (name, frames after the action's first frame) and custom
+    properties of the action behind a range."""
+    if action is None:
+        return {"fps": 0.0, "markers": [], "extras": {}}
+    extras = props.load(action)
+    return {"fps": float(extras.pop("fps", 0.0)),
+            "markers": [(mk.name, mk.frame - action.frame_range[0]) for mk in action.pose_markers],
+            "extras": extras}
 
 
 def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:

@@ -85,7 +85,7 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
 
 
 def _finish(action, anim: Animation, owner) -> None:
-    if anim.frame_end > anim.frame_start:
+    if anim.frame_end >= anim.frame_start:
         action.use_frame_range = True
         action.frame_start, action.frame_end = anim.frame_start, anim.frame_end
     for mk in anim.markers:

@@ -215,14 +215,14 @@ def read_mesh(me, triangulate: bool) -> Mesh:
         layer.uv.foreach_get("vector", uv)
         m.uv_layers[layer.name] = uv.reshape(-1, 2)[corner_src]
     for attr in me.attributes:
-        if attr.is_internal or attr.name.startswith(".") or attr.name in ("position", "material_index", "sharp_face"):
+        if attr.is_internal or attr.name in _SKIPPED:
             continue
         if me.uv_layers.get(attr.name) is not None:
             continue
         arr = _read_attribute(attr)
         if arr is None:
             continue
-        if attr.domain == "FACE" and attr.data_type == "INT":
+        if attr.domain == "FACE" and attr.data_type in ("INT", "BOOLEAN"):
             m.face_attributes[attr.name] = arr[face_src]
         elif attr.domain == "POINT" and attr.name not in me.color_attributes:
             m.vertex_attributes[attr.name] = arr
@@ -235,9 +235,14 @@ def read_mesh(me, triangulate: bool) -> Mesh:
     return m
 
 
-_READ = {"INT": ("value", 1, np.int32), "FLOAT": ("value", 1, np.float32), "FLOAT2": ("vector", 2, np.float32),
+_READ = {"INT": ("value", 1, np.int32), "BOOLEAN": ("value", 1, np.bool_), "FLOAT": ("value", 1, np.float32), "FLOAT2": ("vector", 2, np.float32),
          "FLOAT_VECTOR": ("vector", 3, np.float32), "FLOAT_COLOR": ("color", 4, np.float32),
          "BYTE_COLOR": ("color", 4, np.float32)}
+
+
+# Built-in attributes that have their own Scene field, or that Blender derives.
+_SKIPPED = {"position", "material_index", "sharp_face", ".edge_verts", ".corner_vert", ".corner_edge",
+            ".select_vert", ".select_edge", ".select_poly", "sharp_edge", ".uv_seam"}
 
 
 def _read_attribute(attr):

@@ -12,7 +12,9 @@ def _attr_type(arr: np.ndarray, domain_len: int) -> tuple[str, str, np.ndarray]:
     """(data_type, foreach key, flat data) for an attribute array."""
     a = np.asarray(arr)
     width = 1 if a.ndim == 1 else a.shape[1]
-    if a.dtype.kind in "iub" and width == 1:
+    if a.dtype == np.bool_ and width == 1:
+        return "BOOLEAN", "value", a.ravel()
+    if a.dtype.kind in "iu" and width == 1:
         return "INT", "value", a.astype(np.int32).ravel()
     a = a.astype(np.float32)
     if width == 1:

@@ -22,7 +22,12 @@ def write_atomically(files: dict[Path, bytes]) -> list[Path]:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
         for tmp, target in temps:
+            # mkstemp makes 0600 files: give them the mode a plain open() would (or the old file's)
+            mode = os.stat(target).st_mode & 0o777 if target.exists() else 0o666 & ~umask
+            os.chmod(tmp, mode)
             os.replace(tmp, target)
         return [t for _, t in temps]
     finally:

@@ -1,0 +1,40 @@
+"""Unreal Engine 1 vertex meshes: X_d.3d (geometry) + X_a.3d (frames) + optional X.uc script.
+
+Entry points (plain numpy data, no files needed):
+``read.read_geometry`` / ``read.read_animation`` (bytes -> model),
+``write.write_geometry`` / ``write.write_animation`` (model -> bytes),
+``scene.to_scene`` and ``export.from_scene``.
+"""
+from __future__ import annotations
+
+from ...registry import FormatSpec
+from . import export, read, scene, write
+from .options import ExportOptions, ImportOptions
+
+
+def sniff(head: bytes, filename: str) -> bool:
+    """The pair has no magic: the names say which file is which; a .uc must hold #exec lines."""
+    low = filename.lower()
+    if low.endswith(".uc"):
+        return True
+    return low.endswith(("_d.3d", "_a.3d")) and len(head) >= 4
+
+
+def version(model) -> str:
+    return "Deus Ex 16-bit" if model.variant == "DEUS_EX" else "standard packed"
+
+
+FORMAT = FormatSpec(
+    name="unreal",
+    label="Unreal Engine 1 vertex mesh",
+    extensions=(".3d", ".uc"),
+    sniff=sniff,
+    read=read.read,
+    encode=write.encode,
+    to_scene=scene.to_scene,
+    from_scene=export.from_scene,
+    import_options=ImportOptions,
+    export_options=ExportOptions,
+    sources=read.sources,
+    version=version,
+)

@@ -1,0 +1,24 @@
+"""Codec-level options for Unreal Engine 1 vertex meshes (the operators expose the same names)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    use_uc_script: bool = True          # read X.uc (beside the pair or in Classes/) for scale, sequences, skins
+    texture_search_folder: str = ""     # another folder to search for skins ("" = only the package folders)
+    mesh_name: str = ""                 # which MESH of a script that imports several ("" = the pair's own)
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    variant: str = "STANDARD"           # STANDARD (packed 11/11/10 bits) or DEUS_EX (int16 per axis)
+    scale: float = 1.0                  # multiplies the format's default scale; 0 = fit into the packed range
+    frame_start: int = 0                # first shape key (frame) to write
+    frame_end: int = -1                 # last shape key to write, -1 = the last one
+    sequence_source: str = "ANIMATIONS" # ANIMATIONS (scene animations), MARKERS (timeline markers), ALL (one sequence)
+    write_uc: bool = True               # write X.uc beside the pair (or the pair into Models/ for Classes/X.uc)
+    package_name: str = ""              # package named in the script's defaultproperties ("" = none)
+    texture_group: str = "Skins"        # GROUP= of TEXTURE IMPORT
+    texture_prefix: str = ""            # prefix for texture names without one (e.g. "J" gives "Jskin1")

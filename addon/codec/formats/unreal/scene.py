@@ -1,0 +1,248 @@
+"""Unreal Engine 1 vertex mesh <-> neutral Scene (import side, and the conventions both sides use).
+
+The file's axes are the engine's left-handed X forward, Y right, Z up in raw
+integer units, so Blender gets (X, -Y, Z) with every triangle's winding
+reversed, scaled by the notes' default (X/8, Y/8, Z/4; Deus Ex 1/256).
+
+What a .uc script adds on top (MESHMAP SCALE, MESH ORIGIN and its rotation)
+goes into the object's matrix, so the mesh itself keeps one file unit per
+Blender unit after the default scale, and writing it back gives the same raw
+integers. Face attributes kept per triangle:
+  ue_type        triangle type, type byte & 15 (0 normal, 1 two-sided, 2 translucent,
+                 3 masked, 4 modulated, 8 weapon triangle)
+  ue_flags       flag bits, type byte & 0xF0 (16 unlit, 32 flat, 64 environment, 128 no smoothing)
+  ue_color       the colour byte
+  ue_texture     the texture (skin) number
+  ue_flags_byte  the separate Flags byte at the end of the triangle record
+Weapon triangles keep the file's corner order (the engine reads its axes from
+it) and get a material of their own.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ... import axes
+from ...errors import FormatError, Warnings
+from ...scene import Animation, Channel, Image, Marker, Material, Mesh, Node, Scene, ShapeKey, TextureSlot
+from . import files, ucscript
+from .model import DEUS_EX, STANDARD, TYPE_WEAPON, MeshSetup, UnrealMesh
+from .packing import unpack
+
+BASIS = np.diag([1.0, -1.0, 1.0])                       # Unreal (X, Y, Z) -> Blender (X, -Y, Z)
+DEFAULT_SCALE = {STANDARD: np.array([1 / 8, 1 / 8, 1 / 4]), DEUS_EX: np.full(3, 1 / 256)}
+ROTATION_UNITS = 256.0                                  # MESH ORIGIN YAW/PITCH/ROLL units per turn
+ATTRIBUTES = ("ue_type", "ue_flags", "ue_color", "ue_texture", "ue_flags_byte")
+WEAPON_MATERIAL = "UE1 weapon triangle"
+# blend mode <-> triangle type for materials (types 2..4); 0/1 follow two-sidedness
+BLEND_OF_TYPE = {2: "BLEND", 3: "CLIP", 4: "MULTIPLY"}
+
+
+def frame_key_name(i: int) -> str:
+    return f"Frame {i:04d}"
+
+
+def corner_order(weapon: np.ndarray) -> np.ndarray:
+    """(T, 3) column order per triangle: (0, 2, 1) reverses the winding (its own inverse);
+    weapon triangles keep (0, 1, 2)."""
+    return np.where(weapon[:, None], np.array([0, 1, 2]), np.array([0, 2, 1]))
+
+
+def uv_to_blender(uv_bytes: np.ndarray) -> np.ndarray:
+    """(..., 2) U, V bytes -> u = U/256, v = 1 - V/256."""
+    b = uv_bytes.astype(np.float32) / 256.0
+    return np.stack([b[..., 0], 1.0 - b[..., 1]], axis=-1).astype(np.float32)
+
+
+def uv_from_blender(uv: np.ndarray) -> tuple[np.ndarray, int]:
+    """(..., 2) Blender UVs -> bytes, rounded and clamped to 0..255; also the clamped count."""
+    uv = np.asarray(uv, np.float64)
+    raw = np.rint(np.stack([uv[..., 0] * 256.0, (1.0 - uv[..., 1]) * 256.0], axis=-1))
+    clamped = int(np.count_nonzero((raw < 0) | (raw > 255)))
+    return np.clip(raw, 0, 255).astype(np.uint8), clamped
+
+
+def rotation_matrix(yaw: float, pitch: float, roll: float) -> np.ndarray:
+    """Engine rotator (256 units per turn) -> 3x3 in Unreal axes.
+
+    Positive yaw turns X toward Y, positive pitch X toward Z, positive roll Y
+    toward Z; applied roll, then pitch, then yaw.
+    """
+    y, p, r = (np.asarray([yaw, pitch, roll], np.float64) * (2 * np.pi / ROTATION_UNITS))
+    cy, sy, cp, sp, cr, sr = np.cos(y), np.sin(y), np.cos(p), np.sin(p), np.cos(r), np.sin(r)
+    rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    ry = np.array([[cp, 0, -sp], [0, 1, 0], [sp, 0, cp]])
+    rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    return rz @ ry @ rx
+
+
+def rotation_angles(m: np.ndarray) -> tuple[float, float, float]:
+    """The inverse of rotation_matrix: (yaw, pitch, roll) in 256-per-turn units."""
+    m = np.asarray(m, np.float64)
+    pitch = np.arcsin(np.clip(m[2, 0], -1.0, 1.0))
+    yaw, roll = np.arctan2(m[1, 0], m[0, 0]), np.arctan2(m[2, 1], m[2, 2])
+    k = ROTATION_UNITS / (2 * np.pi)
+    return tuple(tidy(a * k) for a in (yaw, pitch, roll))
+
+
+def tidy(v: float) -> float:
+    """Blender holds float32: snap 63.999997 to 64 and drop -0, so scripts read as written."""
+    r = round(float(v))
+    return float(r) + 0.0 if abs(v - r) < 1e-4 else round(float(v), 5) + 0.0
+
+
+def script_matrix(setup: MeshSetup | None, default: np.ndarray) -> np.ndarray:
+    """The object matrix (Blender axes) for a mesh whose vertices carry `default` scale.
+
+    Engine: unreal = Rot @ (Scale * (raw - Origin)); the mesh holds
+    B @ (raw * default), so the object gets B Rot diag(Scale/default) T(-default*Origin) B.
+    """
+    if setup is None:
+        return np.eye(4)
+    scale = np.asarray(setup.scale if setup.scale is not None else default, np.float64)
+    m = np.eye(4)
+    m[:3, :3] = rotation_matrix(*setup.rotation) * (scale / default)
+    m[:3, 3] = m[:3, :3] @ (-default * np.asarray(setup.origin, np.float64))
+    b = axes.to4(BASIS)
+    return b @ m @ b
+
+
+# ---------------------------------------------------------------------------
+def _materials(scene: Scene, setup: MeshSetup | None, skin_of_face: np.ndarray, types: np.ndarray,
+               weapon: np.ndarray, folders: list[Path], warnings: Warnings) -> tuple[list[int], np.ndarray]:
+    """One material per texture number, one for weapon triangles; (slots, face slot)."""
+    textures = setup.textures if setup else {}
+    numbers = np.unique(skin_of_face[~weapon])
+    slots: list[int] = []
+    face_slot = np.zeros(len(skin_of_face), np.int32)
+    for slot, n in enumerate(numbers.tolist()):
+        tex_name, tex_file = textures.get(n, ("", ""))
+        kinds = np.bincount(types[(skin_of_face == n) & ~weapon], minlength=16)
+        kind = int(np.argmax(kinds))
+        mat = Material(name=tex_name or f"skin{n}", two_sided=kind != 0, blend=BLEND_OF_TYPE.get(kind, "OPAQUE"),
+                       extras={"ue_texture": n, "ue_type": kind})
+        if tex_name:
+            found = files.find_texture(tex_file, folders)
+            if found is None:
+                warnings.warn(f"skin {tex_name!r} ({tex_file or 'no file'}) not found; the material has no texture")
+            scene.images.append(Image(tex_file or tex_name, str(found) if found else "", extras={"ue_file": tex_file}))
+            mat.textures.append(TextureSlot("base_color", len(scene.images) - 1))
+        face_slot[(skin_of_face == n) & ~weapon] = slot
+        scene.materials.append(mat)
+        slots.append(len(scene.materials) - 1)
+    if weapon.any():
+        scene.materials.append(Material(WEAPON_MATERIAL, alpha=0.0, blend="CLIP",
+                                        extras={"ue_type": TYPE_WEAPON, "ue_weapon": True}))
+        face_slot[weapon] = len(slots)
+        slots.append(len(scene.materials) - 1)
+    return slots, face_slot
+
+
+def _key_channels(node: int, keys: range, start: int, total: int) -> list[Channel]:
+    """Frame k of the file shows at Blender frame k: key k is 1 there and 0 before and after."""
+    out = []
+    if len(keys) == 1 and keys[0] == 0 and total > 1:
+        # the basis alone: hold key 1 at 0, so that the sequence still has a channel (and an action)
+        return [Channel(node, f'key_blocks["{frame_key_name(1)}"].value', np.array([float(start)]),
+                        np.zeros((1, 1)), interpolation="CONSTANT")]
+    for k in keys:
+        if k == 0:
+            continue                     # the basis shows wherever every other key is 0
+        frames = np.array(sorted({start, k, k + 1}), np.float64)
+        values = (frames == k).astype(np.float64)[:, None]
+        out.append(Channel(node, f'key_blocks["{frame_key_name(k)}"].value', frames, values,
+                           interpolation="CONSTANT"))
+    return out
+
+
+def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Warnings) -> None:
+    seqs = setup.sequences if setup else []
+    everything = next((s for s in seqs if s.start == 0 and s.count == frames and s.name.lower() == "all"), None)
+    rate = everything.rate if everything else next((s.rate for s in seqs if s.rate > 0), 0.0)
+    scene.animations.append(Animation("All", 0, frames - 1, rate, _key_channels(0, range(frames), 0, frames),
+                                      extras={"ue_group": everything.group} if everything and everything.group else {}))
+    for s in seqs:
+        end = s.start + s.count - 1
+        if end >= frames:
+            warnings.warn(f"sequence {s.name!r} runs to frame {end}, beyond the last frame {frames - 1}")
+        markers = [Marker(fn, int(round(s.start + t * s.count))) for t, fn in s.notifies]
+        if s is everything:
+            scene.animations[0].markers = markers
+        else:
+            last = min(end, frames - 1)
+            scene.animations.append(Animation(
+                s.name, s.start, end, s.rate, _key_channels(0, range(s.start, last + 1), s.start, frames), markers,
+                extras={"placement": "NLA", "ue_group": s.group, "ue_rate": s.rate}))
+        scene.markers.append(Marker(s.name, s.start))     # timeline: where each sequence starts
+
+
+def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
+    g, variant = model.geometry, model.variant
+    nv = g.num_verts
+    tris = g.triangles
+    if nv == 0 and len(tris):
+        raise FormatError(f"the header gives 0 vertices for {len(tris)} triangles", 2, "_d.3d/HEADER")
+    use_script = model.script is not None and getattr(options, "use_uc_script", True)
+    setup = ucscript.describe(model.script, model.name, warnings) if use_script else None
+    default = DEFAULT_SCALE[variant]
+    to_blender = default * np.diag(BASIS)
+    if setup is not None and setup.unmirror:
+        to_blender = to_blender * [-1, 1, 1]          # the engine's UNMIRROR=1 mirrors X
+    positions = unpack(model.animation.frames, variant, nv, to_blender)
+    if len(positions) == 0:
+        warnings.warn("the animation file holds no frames; every vertex is at the origin", 0, "_a.3d")
+        positions = np.zeros((1, nv, 3), np.float32)
+
+    idx = tris["v"].astype(np.int64)
+    bad = idx >= nv
+    if bad.any():
+        warnings.warn(f"{int(bad.sum())} triangle corners index past the {nv} vertices; clamped to the last one",
+                      None, "_d.3d/TRIANGLES")
+        idx = np.minimum(idx, nv - 1)
+    uvb = tris["uv"]
+    if setup is not None and setup.unmirror:
+        idx, uvb = idx[:, [0, 2, 1]], uvb[:, [0, 2, 1]]     # UNMIRROR also swaps corners 1 and 2
+
+    types = (tris["type"] & 15).astype(np.int32)
+    weapon = types == TYPE_WEAPON
+    order = corner_order(weapon)
+    rows = np.arange(len(tris))[:, None]
+    corners = idx[rows, order].reshape(-1).astype(np.uint32)
+    uv = uv_to_blender(uvb[rows, order]).reshape(-1, 2)
+
+    scene = Scene()
+    skin = tris["texture"].astype(np.int32)
+    if setup is not None and setup.zerotex:
+        skin = np.zeros_like(skin)
+    folders = _texture_folders(model, options)
+    slots, face_slot = _materials(scene, setup, skin, types, weapon, folders, warnings)
+    keys = [ShapeKey(frame_key_name(i), positions[i]) for i in range(len(positions))]
+    mesh = Mesh(model.name, positions=positions[0], corners=corners,
+                faces=np.arange(0, len(corners), 3, dtype=np.uint32), uv_layers={"UVMap": uv},
+                face_material=face_slot, materials=slots, shape_keys=keys,
+                face_attributes={"ue_type": types, "ue_flags": (tris["type"] & 0xF0).astype(np.int32),
+                                 "ue_color": tris["color"].astype(np.int32), "ue_texture": tris["texture"].astype(np.int32),
+                                 "ue_flags_byte": tris["flags"].astype(np.int32)},
+                extras={"ue_variant": variant, "ue_unmirror": bool(setup and setup.unmirror)})
+    scene.meshes.append(mesh)
+    scene.add_node(Node(model.name, "MESH", 0, matrix=script_matrix(setup, default)))
+    _animations(scene, setup, len(positions), warnings)
+    scene.frame_start, scene.frame_end = 0, len(positions) - 1
+    scene.fps = scene.animations[0].fps
+    scene.metadata.update({"ue_variant": variant, "ue_script": model.script_path})
+    return scene
+
+
+def _texture_folders(model: UnrealMesh, options) -> list[Path]:
+    out: list[Path] = []
+    if model.script_path:
+        here = Path(model.script_path).parent
+        out += [here.parent, here]
+    if model.data_path:
+        here = Path(model.data_path).parent
+        out += [here, here.parent]
+    extra = getattr(options, "texture_search_folder", "")
+    if extra:
+        out.append(Path(extra))
+    return list(dict.fromkeys(out))

@@ -1,0 +1,142 @@
+"""The .uc script: parse `#exec` directives, gather one mesh's setup, write a script.
+
+Only `#exec` lines matter here; everything else in the file (UnrealScript
+code, comments) is kept as text by the model and ignored.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from ...errors import Warnings
+from .model import Directive, MeshSetup, Script, Sequence
+
+_PARAM = re.compile(r'(\w+)\s*=\s*(?:"([^"]*)"|(\S+))')
+_EXEC = re.compile(r"^\s*#exec\b(.*)$", re.IGNORECASE)
+
+
+def parse(text: bytes, warnings: Warnings, name: str = ".uc") -> Script:
+    """Every `#exec` line; malformed lines become warnings, never errors."""
+    directives: list[Directive] = []
+    for lineno, line in enumerate(text.decode("latin-1").splitlines(), 1):
+        m = _EXEC.match(line)
+        if not m:
+            continue
+        body = m.group(1).split("//", 1)[0]
+        first = _PARAM.search(body)
+        words = (body[:first.start()] if first else body).split()
+        if len(words) < 2:
+            warnings.warn(f"{name} line {lineno}: #exec without a group and command: {line.strip()!r}")
+            continue
+        tail = body[first.start():] if first else ""
+        params = {p.group(1).upper(): p.group(2) if p.group(2) is not None else p.group(3)
+                  for p in _PARAM.finditer(tail)}
+        leftover = " ".join(words[2:] + _PARAM.sub(" ", tail).split())
+        if leftover:
+            warnings.warn(f"{name} line {lineno}: cannot read {leftover!r} in #exec {words[0]} {words[1]}")
+        directives.append(Directive(words[0].upper(), words[1].upper(), params, lineno))
+    return Script(text, directives)
+
+
+def number(d: Directive, key: str, default: float, warnings: Warnings) -> float:
+    raw = d.get(key)
+    if raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value):
+        return value
+    warnings.warn(f".uc line {d.line}: {d.group} {d.command} {key}={raw!r} is not a number; using {default:g}")
+    return default
+
+
+def _flag(d: Directive, key: str) -> bool:
+    return d.get(key).strip().lower() in ("1", "true")
+
+
+def mesh_names(script: Script) -> list[str]:
+    return [d.get("MESH") for d in script.directives if (d.group, d.command) == ("MESH", "IMPORT")]
+
+
+def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
+    """Collect the directives that apply to `mesh` (names compare case-insensitively)."""
+    key = mesh.lower()
+    setup = MeshSetup(mesh=mesh)
+    maps = {key}
+    files: dict[str, str] = {}
+    assigned: dict[int, str] = {}
+    seqs: dict[str, Sequence] = {}
+    for d in script.directives:
+        kind = (d.group, d.command)
+        if kind == ("MESHMAP", "NEW") and d.get("MESH").lower() == key:
+            maps.add(d.get("MESHMAP").lower())
+        if kind == ("TEXTURE", "IMPORT"):
+            files[d.get("NAME").lower()] = d.get("FILE")
+        if d.group == "MESH" and d.get("MESH").lower() != key:
+            continue
+        if d.group == "MESHMAP" and d.get("MESHMAP").lower() not in maps:
+            continue
+        if kind == ("MESH", "IMPORT"):
+            setup.datafile, setup.anivfile = d.get("DATAFILE"), d.get("ANIVFILE")
+            setup.unmirror, setup.zerotex = _flag(d, "UNMIRROR"), _flag(d, "ZEROTEX")
+        elif kind == ("MESH", "ORIGIN"):
+            setup.origin = tuple(number(d, k, 0.0, warnings) for k in "XYZ")
+            setup.rotation = tuple(number(d, k, 0.0, warnings) for k in ("YAW", "PITCH", "ROLL"))
+        elif kind == ("MESH", "SEQUENCE"):
+            name = d.get("SEQ")
+            start, count = number(d, "STARTFRAME", -1, warnings), number(d, "NUMFRAMES", -1, warnings)
+            if not name or start < 0 or count < 1:
+                warnings.warn(f".uc line {d.line}: MESH SEQUENCE needs SEQ, STARTFRAME >= 0 and NUMFRAMES >= 1; skipped")
+                continue
+            seqs[name.lower()] = Sequence(name, int(start), int(count), number(d, "RATE", 0.0, warnings), d.get("GROUP"))
+        elif kind == ("MESH", "NOTIFY"):
+            seq = seqs.get(d.get("SEQ").lower())
+            if seq is None:
+                warnings.warn(f".uc line {d.line}: MESH NOTIFY names unknown sequence {d.get('SEQ')!r}; skipped")
+                continue
+            seq.notifies.append((number(d, "TIME", 0.0, warnings), d.get("FUNCTION")))
+        elif kind == ("MESHMAP", "SCALE"):
+            setup.scale = tuple(number(d, k, 1.0, warnings) for k in "XYZ")
+        elif kind == ("MESHMAP", "SETTEXTURE"):
+            num = number(d, "NUM", -1, warnings)
+            if num < 0 or num > 255:
+                warnings.warn(f".uc line {d.line}: SETTEXTURE NUM must be 0..255; skipped")
+                continue
+            assigned[int(num)] = d.get("TEXTURE")
+    setup.sequences = list(seqs.values())
+    setup.textures = {n: (t, files.get(t.lower(), "")) for n, t in assigned.items()}
+    return setup
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.9g}"
+
+
+def compose(s: MeshSetup, class_name: str = "") -> bytes:
+    """A script with the directives the engine needs to import the mesh."""
+    m = s.mesh
+    lines = [f"#exec MESH IMPORT MESH={m} ANIVFILE={s.anivfile} DATAFILE={s.datafile} X=0 Y=0 Z=0"
+             + (" UNMIRROR=1" if s.unmirror else "")]
+    yaw, pitch, roll = s.rotation
+    lines.append(f"#exec MESH ORIGIN MESH={m} X={_fmt(s.origin[0])} Y={_fmt(s.origin[1])} Z={_fmt(s.origin[2])}"
+                 + (f" YAW={_fmt(yaw)} PITCH={_fmt(pitch)} ROLL={_fmt(roll)}" if any(s.rotation) else ""))
+    for q in s.sequences:
+        lines.append(f"#exec MESH SEQUENCE MESH={m} SEQ={q.name} STARTFRAME={q.start} NUMFRAMES={q.count}"
+                     + (f" RATE={_fmt(q.rate)}" if q.rate > 0 else "") + (f" GROUP={q.group}" if q.group else ""))
+    for q in s.sequences:
+        for time, function in q.notifies:
+            lines.append(f"#exec MESH NOTIFY MESH={m} SEQ={q.name} TIME={_fmt(time)} FUNCTION={function}")
+    lines.append(f"#exec MESHMAP NEW MESHMAP={m} MESH={m}")
+    sx, sy, sz = s.scale or (1.0, 1.0, 1.0)
+    lines.append(f"#exec MESHMAP SCALE MESHMAP={m} X={_fmt(sx)} Y={_fmt(sy)} Z={_fmt(sz)}")
+    for num, (tex, path) in sorted(s.textures.items()):
+        if path:
+            lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={path} GROUP={s.texture_group} FLAGS=0")
+    for num, (tex, _) in sorted(s.textures.items()):
+        lines.append(f"#exec MESHMAP SETTEXTURE MESHMAP={m} NUM={num} TEXTURE={tex}")
+    head = [f"//{'=' * 70}", f"// {m}: written by Legacy Game Formats (Blender).", f"//{'=' * 70}",
+            f"class {class_name or m} extends Actor;", ""]
+    return ("\r\n".join(head + lines + ["", "defaultproperties", "{", f"    Mesh={s.package + '.' if s.package else ''}{m}",
+                                        "    DrawType=DT_Mesh", "}", ""])).encode("latin-1", "replace")

@@ -1,0 +1,93 @@
+"""File > Import/Export for Unreal Engine 1 vertex meshes (X_d.3d + X_a.3d + X.uc)."""
+import bpy
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import orientation_helper
+
+from .. import bridge
+from ..codec.formats.unreal.options import ExportOptions, ImportOptions
+from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
+from ._unreal_bake import shape_key_scene
+
+_GLOB = "*.3d;*.uc"
+
+
+@orientation_helper(axis_forward="Y", axis_up="Z")
+class IMPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ImportOperator):
+    """Import an Unreal Engine 1 vertex mesh: pick X_d.3d, X_a.3d or the X.uc script"""
+    bl_idname = "import_scene.unreal_vertex_mesh"
+    bl_label = "Import Unreal Vertex Mesh"
+    format_name = "unreal"
+    options_class = ImportOptions
+    filename_ext = ".3d"
+    filter_glob: StringProperty(default=_GLOB, options={"HIDDEN"})
+    use_uc_script: BoolProperty(name="Use .uc Script", default=True,
+                                description="Read X.uc (beside the pair or in Classes/) for scale, origin, "
+                                            "sequences, notifies and skins")
+    texture_search_folder: StringProperty(name="Texture Folder", subtype="DIR_PATH", default="",
+                                          description="Another folder to search for the skins the script names")
+    mesh_name: StringProperty(name="Mesh Name", default="",
+                              description="Which MESH of a script that imports several (empty: the pair's own)")
+
+
+@orientation_helper(axis_forward="Y", axis_up="Z")
+class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
+    """Export a mesh, baked frame by frame, as an Unreal Engine 1 vertex mesh with its .uc script"""
+    bl_idname = "export_scene.unreal_vertex_mesh"
+    bl_label = "Export Unreal Vertex Mesh"
+    format_name = "unreal"
+    options_class = ExportOptions
+    filename_ext = ".3d"
+    check_extension = None               # X_d.3d, X_a.3d, X.3d and X.uc are all valid targets
+    bake_vertices = True                 # one absolute shape key per frame, from the evaluated depsgraph
+    filter_glob: StringProperty(default=_GLOB, options={"HIDDEN"})
+    variant: EnumProperty(name="Format", default="STANDARD", items=(
+        ("STANDARD", "Standard (packed)", "Unreal / Unreal Tournament: 11/11/10-bit packed vertices"),
+        ("DEUS_EX", "Deus Ex (16-bit)", "Deus Ex: 16-bit vertices, at most 8191")))
+    scale: FloatProperty(name="Vertex Scale", default=1.0, min=0.0, soft_max=100.0,
+                         description="Multiplies the default packing (X*8, Y*8, Z*4; Deus Ex x256); "
+                                     "0 fits the mesh into the packed range")
+    frame_start: IntProperty(name="Start Frame", default=0, description="First frame to write")
+    frame_end: IntProperty(name="End Frame", default=-1, min=-1,
+                           description="Last frame to write (-1: the scene's end frame)")
+    sequence_source: EnumProperty(name="Sequences", default="ANIMATIONS", items=(
+        ("ANIMATIONS", "Actions / NLA Strips", "One MESH SEQUENCE per action and NLA strip"),
+        ("MARKERS", "Timeline Markers", "Each marker starts a sequence that runs to the next"),
+        ("ALL", "One Sequence", "A single 'All' sequence over every frame")))
+    write_uc: BoolProperty(name="Write .uc Script", default=True)
+    package_name: StringProperty(name="Package", default="", description="Package named in the script")
+    texture_group: StringProperty(name="Texture Group", default="Skins")
+    texture_prefix: StringProperty(name="Texture Prefix", default="",
+                                   description="Prefix for the texture names in the script")
+
+    def collect(self, context):
+        # a mesh moved only by its own shape keys is mixed in bulk; anything else is baked frame by frame
+        scene = shape_key_scene(context, self.collect_options()) or super().collect(context)
+        _add_sequence_details(scene.metadata.get("ranges") or [])
+        return scene
+
+    def collect_options(self) -> bridge.CollectOptions:
+        from dataclasses import replace
+        o = super().collect_options()
+        sc = bpy.context.scene
+        start = max(self.frame_start, sc.frame_start)
+        end = sc.frame_end if self.frame_end < 0 else self.frame_end
+        return replace(o, frame_start=start, frame_end=max(start, end))
+
+
+def _add_sequence_details(ranges: list[dict]) -> None:
+    """MESH SEQUENCE details from the bridge's ranges: GROUP from the action's `ue_group`
+    property, NOTIFY TIME from its pose markers (0..1 over the sequence's frames)."""
+    for r in ranges:
+        count = int(round(r["end"] - r["start"])) + 1
+        r.setdefault("group", str(r["extras"].get("ue_group", "") or ""))
+        r.setdefault("notifies", [(offset / count, name) for name, offset in r["markers"]])
+
+
+CLASSES = (
+    IMPORT_SCENE_OT_unreal_vertex_mesh,
+    EXPORT_SCENE_OT_unreal_vertex_mesh,
+    file_handler("IO_FH_unreal_vertex_mesh", "Unreal Vertex Mesh", "import_scene.unreal_vertex_mesh",
+                 "export_scene.unreal_vertex_mesh", ".3d;.uc"),
+)
+IMPORT_MENU = [menu_entry("import_scene.unreal_vertex_mesh", "Unreal Vertex Mesh (_d.3d, _a.3d, .uc)")]
+EXPORT_MENU = [menu_entry("export_scene.unreal_vertex_mesh", "Unreal Vertex Mesh (_d.3d, _a.3d, .uc)")]
