@@ -43,7 +43,7 @@ def _op(idname: str):
 
 
 def _formats(lgf) -> set:
-    return set(lgf.codec.formats())
+    return set(lgf.codec.registered_formats())
 
 
 def rows_3ds(lgf, bench_format, quick: bool) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 from ..codec import axes
 from ..codec.scene import Animation, Channel, Marker, Scene, ShapeKey
 from . import props
-from .collect import CollectOptions, _m
+from .collect import CollectOptions, _m, local_matrix
 
 
 def frame_ranges(context, objs) -> list[dict]:
@@ -77,6 +77,9 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
     local = np.empty((len(frames), len(objs), 4, 4))
     poses = {i: np.empty((len(frames), len(ob.pose.bones), 4, 4)) for i, ob in arms}
     verts: dict[int, list] = {i: [] for i, _ in mesh_objs}
+    keyed = [(i, ob.data.shape_keys) for i, ob in enumerate(objs) if ob.type == "MESH" and ob.data.shape_keys
+             and (ob.data.shape_keys.animation_data is not None)]
+    key_values = {i: np.empty((len(frames), len(k.key_blocks)), np.float32) for i, k in keyed}
     saved = sc.frame_current
     try:
         for fi, f in enumerate(frames):
@@ -84,8 +87,9 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
             depsgraph = context.evaluated_depsgraph_get()
             for i, ob in enumerate(objs):
                 parent = ob.parent if ob.parent is not None and ob.parent.as_pointer() in index else None
-                local[fi, i] = _m(parent.matrix_world.inverted_safe() @ ob.matrix_world) if parent \
-                    else G @ _m(ob.matrix_world)
+                local[fi, i] = local_matrix(ob, parent, G)
+            for i, keys in keyed:
+                keys.key_blocks.foreach_get("value", key_values[i][fi])
             for i, ob in arms:
                 for bi, pb in enumerate(ob.pose.bones):
                     poses[i][fi, bi] = _m(pb.matrix_basis)
@@ -115,6 +119,11 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
             continue
         for bi, pb in enumerate(ob.pose.bones):
             _trs_channels(anim, f32, m[:, bi], target=i, bone=pb.name)
+    for i, keys in keyed:
+        for k, kb in enumerate(keys.key_blocks):
+            v = key_values[i][:, k]
+            if not np.allclose(v, v[0]):
+                anim.channels.append(Channel(i, f'key_blocks["{kb.name}"].value', f32, v[:, None].copy()))
     for i, ob in mesh_objs:
         stack = verts[i]
         if len({len(v) for v in stack}) != 1:

@@ -235,7 +235,7 @@ def read_mesh(me, triangulate: bool) -> Mesh:
     return m
 
 
-_READ = {"INT": ("value", 1, np.int32), "BOOLEAN": ("value", 1, np.bool_), "FLOAT": ("value", 1, np.float32), "FLOAT2": ("vector", 2, np.float32),
+_READ = {"INT": ("value", 1, np.int32), "BOOLEAN": ("value", 1, np.bool_), "QUATERNION": ("value", 4, np.float32), "FLOAT": ("value", 1, np.float32), "FLOAT2": ("vector", 2, np.float32),
          "FLOAT_VECTOR": ("vector", 3, np.float32), "FLOAT_COLOR": ("color", 4, np.float32),
          "BYTE_COLOR": ("color", 4, np.float32)}
 
@@ -255,6 +255,17 @@ def _read_attribute(attr):
     return out if width == 1 else out.reshape(-1, width)
 
 
+def local_matrix(ob, parent, G) -> np.ndarray:
+    """The object's matrix relative to its parent (to the bone's head frame when
+    bone-parented), or G @ world for roots."""
+    if parent is None:
+        return G @ _m(ob.matrix_world)
+    frame = parent.matrix_world
+    if ob.parent_type == "BONE" and ob.parent_bone in parent.pose.bones:
+        frame = frame @ parent.pose.bones[ob.parent_bone].matrix
+    return _m(frame.inverted_safe() @ ob.matrix_world)
+
+
 def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     c = _Collector(context, o)
     objs = objects_in_scope(context, o)
@@ -265,12 +276,12 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
                     ("MESH", "CAMERA", "LIGHT", "ARMATURE") else "EMPTY")
         node.extras = {k: v for k, v in props.load(ob).items() if k != "source_name"}
         parent = ob.parent if ob.parent is not None and ob.parent.as_pointer() in index else None
+        node.matrix = local_matrix(ob, parent, G)
         if parent is not None:
             node.parent = index[parent.as_pointer()]
             node.parent_bone = ob.parent_bone if ob.parent_type == "BONE" else ""
-            node.matrix = _m(parent.matrix_world.inverted_safe() @ ob.matrix_world)
-        else:
-            node.matrix = G @ _m(ob.matrix_world)
+        if ob.users_collection and ob.users_collection[0] != context.scene.collection:
+            node.collection = ob.users_collection[0].name
         node.hide = ob.hide_render
         if ob.type == "MESH":
             node.data = c.mesh(ob)

@@ -24,7 +24,7 @@ def _attr_type(arr: np.ndarray, domain_len: int) -> tuple[str, str, np.ndarray]:
     if width == 3:
         return "FLOAT_VECTOR", "vector", a.ravel()
     if width == 4:
-        return "FLOAT_COLOR", "color", a.ravel()
+        return "QUATERNION", "value", a.ravel()     # a plain 4-float carrier (colours go in Mesh.colors)
     raise ValueError(f"attribute of width {width} is not supported")
 
 

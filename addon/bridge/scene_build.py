@@ -92,7 +92,11 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
             shaped.add(node.data)
             add_shape_keys(obj, scene.meshes[node.data])
 
-    # hierarchy and placement, parents first
+    for i, node in enumerate(scene.nodes):
+        if res.objects[i] is not None and node.kind == "ARMATURE" and res.objects[i].type == "ARMATURE":
+            _build_bones(context, res.objects[i], scene.armatures[node.data])
+
+    # hierarchy and placement
     for i, node in enumerate(scene.nodes):
         obj = res.objects[i]
         if obj is None:
@@ -100,10 +104,13 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         parent = res.objects[node.parent] if node.parent >= 0 else None
         if parent is not None:
             obj.parent = parent
-            if node.parent_bone:
+            inverse = _matrix(node.matrix_parent_inverse)
+            if node.parent_bone and parent.type == "ARMATURE" and node.parent_bone in parent.data.bones:
                 obj.parent_type = "BONE"
                 obj.parent_bone = node.parent_bone
-            obj.matrix_parent_inverse = _matrix(node.matrix_parent_inverse)
+                # Blender hangs bone children on the bone's tail; the Scene on its head
+                inverse = Matrix.Translation((0.0, -parent.data.bones[node.parent_bone].length, 0.0)) @ inverse
+            obj.matrix_parent_inverse = inverse
             obj.matrix_basis = _matrix(node.matrix)
         else:
             obj.matrix_basis = G @ _matrix(node.matrix_parent_inverse) @ _matrix(node.matrix)
@@ -112,8 +119,6 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         obj = res.objects[i]
         if obj is None:
             continue
-        if node.kind == "ARMATURE" and obj.data is not None:
-            _build_bones(context, obj, scene.armatures[node.data])
         if node.target >= 0 and res.objects[node.target] is not None:
             con = obj.constraints.new("TRACK_TO")
             con.target = res.objects[node.target]
@@ -136,6 +141,7 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         mod = obj.modifiers.new("Armature", "ARMATURE")
         mod.object = arm_obj
 
+    context.view_layer.update()
     if options.apply_transform:
         for obj in res.objects:
             if obj is not None and obj.parent is None and obj.type == "MESH" and obj.data.users == 1:

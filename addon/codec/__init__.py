@@ -11,11 +11,11 @@ from typing import Any
 
 from .errors import CodecError, FormatError, UnsupportedFeature, Warnings, WrongPassword
 from .fileio import write_atomically
-from .registry import FormatSpec, find_format, formats
+from .registry import FormatSpec, find_format, registered_formats
 from .scene import Scene
 
 __all__ = ["load", "save", "check", "info", "read_model", "options_for",
-           "CodecError", "FormatError", "UnsupportedFeature", "WrongPassword", "Scene", "formats"]
+           "CodecError", "FormatError", "UnsupportedFeature", "WrongPassword", "Scene", "registered_formats"]
 
 
 def options_for(cls: type, options: dict[str, Any]):

@@ -32,7 +32,8 @@ class FormatSpec:
     version: Callable[[Any], str] = field(default=lambda m: "")
 
 
-def formats() -> dict[str, FormatSpec]:
+def registered_formats() -> dict[str, FormatSpec]:
+    # not named formats(): importing the formats subpackage would shadow it on the package
     pkg = importlib.import_module(f"{__package__}.formats")
     out: dict[str, FormatSpec] = {}
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
@@ -45,7 +46,7 @@ def formats() -> dict[str, FormatSpec]:
 
 def find_format(path: str | Path, name: str = "", for_write: bool = False) -> FormatSpec:
     """By explicit name, else by extension; several candidates are settled by magic."""
-    table = formats()
+    table = registered_formats()
     if name:
         if name not in table:
             raise FormatError(f"unknown format {name!r}; known: {', '.join(sorted(table))}")

@@ -182,7 +182,8 @@ class Node:
     data: int = -1                 # index into meshes / cameras / lights / armatures
     parent: int = -1               # index into Scene.nodes
     parent_bone: str = ""          # bone name when parented to a bone of the parent armature
-    matrix: np.ndarray = field(default_factory=identity)    # local, relative to the parent
+    matrix: np.ndarray = field(default_factory=identity)    # local: relative to the parent, or to the
+                                                            # parent bone's head frame when parent_bone is set
     matrix_parent_inverse: np.ndarray = field(default_factory=identity)
     target: int = -1               # node this camera/light looks at (a Track To constraint)
     hide: bool = False             # hidden in viewport and render

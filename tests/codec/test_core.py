@@ -12,7 +12,7 @@ from addon.codec import axes
 from addon.codec.binary import Reader, Writer
 from addon.codec.errors import FormatError, Warnings
 from addon.codec.fileio import write_atomically
-from addon.codec.registry import find_format, formats
+from addon.codec.registry import find_format, registered_formats
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,7 +140,7 @@ def test_failed_write_leaves_existing_files_alone(tmp_path):
 
 # -- registry and the Blender-free guarantee ---------------------------------------
 def test_registry_lists_every_format_with_its_functions():
-    table = formats()
+    table = registered_formats()
     assert {"3ds", "unreal", "unigine-mesh", "unigine-anim", "u3d"} <= set(table)
     for spec in table.values():
         assert spec.extensions and all(e.startswith(".") and e == e.lower() for e in spec.extensions)
@@ -159,7 +159,7 @@ def test_codec_never_imports_blender():
             "import addon.codec, addon.codec.__main__, pkgutil, importlib\n"
             "import addon.codec.formats as f\n"
             "for m in pkgutil.walk_packages(f.__path__, f.__name__ + '.'): importlib.import_module(m.name)\n"
-            "print(len(addon.codec.formats()))\n")
+            "print(len(addon.codec.registered_formats()))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert int(out.stdout.strip()) >= 5

@@ -1,0 +1,43 @@
+"""Compressed normals (latitude, longitude), with the notes' fix of the v2 typo.
+
+The document's decoder uses the integer fields where it means the float
+angles; the notes settle it as: lat = La / 20860.12008, lon = Lo / 10430.06004,
+x = cos(lat) sin(lon), y = -sin(lat), z = cos(lat) cos(lon). v1 stores two
+chars with lat = La * 0.0494739 and lon = Lo * 0.02473695. The encoder
+truncates toward zero, as the C++ cast does. All in U3D's own axes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+V2_LAT, V2_LON = 20860.12008, 10430.06004          # radians -> short
+V1_LAT, V1_LON = 1.0 / 0.0494739, 1.0 / 0.02473695  # radians -> char
+
+
+def decode(packed: np.ndarray) -> np.ndarray:
+    """(V, 2) int16 (v2) or int8 (v1) -> (V, 3) float32 unit vectors."""
+    p = np.asarray(packed)
+    lat_k, lon_k = (V1_LAT, V1_LON) if p.dtype.itemsize == 1 else (V2_LAT, V2_LON)
+    lat = p[:, 0].astype(np.float32) * np.float32(1.0 / lat_k)   # float32 trig: error far below one step
+    lon = p[:, 1].astype(np.float32) * np.float32(1.0 / lon_k)
+    c = np.cos(lat)
+    out = np.empty((len(p), 3), np.float32)
+    out[:, 0] = c * np.sin(lon)
+    out[:, 1] = -np.sin(lat)
+    out[:, 2] = c * np.cos(lon)
+    return out
+
+
+def encode(normals: np.ndarray, v1: bool = False) -> np.ndarray:
+    """(V, 3) -> (V, 2) int16 (v2) or int8 (v1); zero vectors become +Y."""
+    n = np.asarray(normals, np.float32)      # float32 trig: its error is far below one step
+    length = np.linalg.norm(n, axis=1, keepdims=True)
+    n = np.where(length > 0, n / np.where(length > 0, length, 1), np.float32([0, 1, 0]))
+    lat = -np.arcsin(np.clip(n[:, 1], -1.0, 1.0))
+    lon = np.arctan2(n[:, 0], n[:, 2])
+    lat_k, lon_k, lim, dt = (V1_LAT, V1_LON, 127, np.int8) if v1 else (V2_LAT, V2_LON, 32767, np.int16)
+    # truncate toward zero like the C++ cast, but let values a float32 hair short of an integer
+    # (a decoded normal coming back) keep that integer, so that re-exporting is stable
+    nudge = 0.02
+    out = np.stack([np.trunc(lat * lat_k + np.copysign(nudge, lat)), np.trunc(lon * lon_k + np.copysign(nudge, lon))], 1)
+    return np.clip(out, -lim, lim).astype(dt)

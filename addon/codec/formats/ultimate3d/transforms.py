@@ -1,0 +1,116 @@
+"""U3D matrices, quaternions and bone keys <-> Blender's, in bulk.
+
+U3D is left-handed, X right, Y up, Z into the screen, with Direct3D row
+vectors; Blender (x, y, z) = U3D (X, Z, Y). The notes' decisions live here:
+- a Matrix is row-major for row vectors: the column-vector form is its
+  transpose, then conjugated by the Y/Z swap P;
+- a quaternion (x, y, z, w) becomes Blender (w, -x, -z, -y);
+- BoneToParent = Scaling * Rotation * Translation (row vectors), i.e. T R S
+  for column vectors; keys are interpolated linearly, rotations by slerp.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...axes import compose, decompose
+
+SWAP = np.array([0, 2, 1])                       # Blender axis i = U3D axis SWAP[i]
+P4 = np.eye(4)[[0, 2, 1, 3]]                     # the Y/Z swap as a 4x4 matrix (its own inverse)
+
+
+def matrix_to_blender(m_row: np.ndarray) -> np.ndarray:
+    """(..., 4, 4) U3D row-vector matrices -> Blender column-vector matrices."""
+    m = np.asarray(m_row, np.float64)
+    return P4 @ np.swapaxes(m, -1, -2) @ P4
+
+
+def matrix_from_blender(m: np.ndarray) -> np.ndarray:
+    return np.swapaxes(P4 @ np.asarray(m, np.float64) @ P4, -1, -2)
+
+
+def quat_to_blender(q_xyzw: np.ndarray) -> np.ndarray:
+    q = np.asarray(q_xyzw, np.float64)
+    return np.stack([q[..., 3], -q[..., 0], -q[..., 2], -q[..., 1]], -1)
+
+
+def quat_from_blender(q_wxyz: np.ndarray) -> np.ndarray:
+    q = np.asarray(q_wxyz, np.float64)
+    return np.stack([-q[..., 1], -q[..., 3], -q[..., 2], q[..., 0]], -1)
+
+
+def sample_vectors(frames_k: np.ndarray, values: np.ndarray, at: np.ndarray, default) -> np.ndarray:
+    """Linear interpolation of (K, n) keys at `at` frames, held at the ends."""
+    if len(frames_k) == 0:
+        return np.tile(np.asarray(default, np.float64), (len(at), 1))
+    order = np.argsort(frames_k, kind="stable")
+    f, v = frames_k[order].astype(np.float64), values[order].astype(np.float64)
+    return np.stack([np.interp(at, f, v[:, i]) for i in range(v.shape[1])], 1)
+
+
+def sample_quats(frames_k: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Slerp of (K, 4) quaternions (any component order) at `at` frames, held at the ends."""
+    if len(frames_k) == 0:
+        return np.tile([0.0, 0.0, 0.0, 1.0], (len(at), 1))
+    order = np.argsort(frames_k, kind="stable")
+    f, q = frames_k[order].astype(np.float64), values[order].astype(np.float64)
+    norm = np.linalg.norm(q, axis=1, keepdims=True)
+    q = np.where(norm > 1e-12, q / np.where(norm > 1e-12, norm, 1.0), [0.0, 0.0, 0.0, 1.0])   # zero: no rotation
+    at = np.clip(np.asarray(at, np.float64), f[0], f[-1])
+    i1 = np.clip(np.searchsorted(f, at, side="right"), 1, len(f) - 1) if len(f) > 1 else np.zeros(len(at), int)
+    i0 = np.maximum(i1 - 1, 0)
+    span = f[i1] - f[i0]
+    t = np.where(span > 0, (at - f[i0]) / np.where(span > 0, span, 1.0), 0.0)[:, None]
+    a, b = q[i0], q[i1]
+    d = np.sum(a * b, 1, keepdims=True)
+    b = np.where(d < 0, -b, b)
+    d = np.abs(d)
+    theta = np.arccos(np.clip(d, -1.0, 1.0))
+    s = np.sin(theta)
+    small = s < 1e-6
+    wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * theta) / np.where(small, 1.0, s))
+    wb = np.where(small, t, np.sin(t * theta) / np.where(small, 1.0, s))
+    out = wa * a + wb * b
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+def key_frames(*key_arrays: np.ndarray) -> np.ndarray:
+    frames = np.unique(np.concatenate([np.asarray(k["frame"], np.int64) for k in key_arrays]))
+    return frames if len(frames) else np.zeros(1, np.int64)
+
+
+def local_matrices(scaling, translation, rotation, at: np.ndarray) -> np.ndarray:
+    """(F, 4, 4) Blender-space BoneToParent at frames `at`, from U3D key arrays."""
+    s = sample_vectors(scaling["frame"], scaling["value"], at, (1.0, 1.0, 1.0))[:, SWAP]
+    t = sample_vectors(translation["frame"], translation["value"], at, (0.0, 0.0, 0.0))[:, SWAP]
+    q = quat_to_blender(sample_quats(rotation["frame"], rotation["value"], at))
+    return compose(t, q, s)
+
+
+def continuous_quats(q: np.ndarray) -> np.ndarray:
+    """Flip signs so that consecutive quaternions stay on one hemisphere (for linear F-curves)."""
+    if len(q) < 2:
+        return q
+    d = np.sum(q[1:] * q[:-1], 1)
+    sign = np.concatenate([[1.0], np.cumprod(np.where(d < 0, -1.0, 1.0))])
+    return q * sign[:, None]
+
+
+def invertible(m: np.ndarray) -> bool:
+    """A finite matrix that can be inverted (files may hold zero scales or garbage)."""
+    return safe_inverse(m) is not None
+
+
+def safe_inverse(m: np.ndarray) -> np.ndarray | None:
+    """The inverse, or None for a singular, ill-conditioned or non-finite matrix."""
+    m = np.asarray(m, np.float64)
+    if not np.all(np.isfinite(m)) or np.linalg.cond(m) > 1e12:
+        return None
+    out = np.linalg.inv(m)
+    return out if np.all(np.isfinite(out)) else None
+
+
+def pose_channels(rest_local: np.ndarray, local: np.ndarray):
+    """Pose basis = rest_local^-1 @ key, decomposed -> (location, quaternion wxyz, scale)."""
+    basis = safe_inverse(rest_local) @ local      # callers check invertible(rest_local)
+    t, q, s = decompose(basis)
+    return t, continuous_quats(q), s

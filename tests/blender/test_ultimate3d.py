@@ -1,0 +1,248 @@
+"""Ultimate 3D (.u3d) through the real operators, in real Blender."""
+import numpy as np
+import pytest
+
+import bpy
+from tests.codec import u3d_fixtures as fx
+from tests.codec.test_ultimate3d_model import frames_v2, full_skinned_v2
+
+
+def _import(path, **kw):
+    assert bpy.ops.import_scene.ultimate3d(filepath=str(path), **kw) == {"FINISHED"}
+
+
+def _export(path, **kw):
+    assert bpy.ops.export_scene.ultimate3d(filepath=str(path), **kw) == {"FINISHED"}
+
+
+def _world_positions(ob):
+    ev = ob.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    me = ev.to_mesh()
+    try:
+        co = np.empty(len(me.vertices) * 3, np.float32)
+        me.vertices.foreach_get("co", co)
+    finally:
+        ev.to_mesh_clear()
+    m = np.array(ob.matrix_world)
+    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+
+
+def test_cube_imports_outward_and_up(clean, tmp_path):
+    (tmp_path / "cube.u3d").write_bytes(fx.cube_file())
+    _import(tmp_path / "cube.u3d")
+    ob = bpy.data.objects["cube"]
+    me = ob.data
+    normals = np.empty(len(me.polygons) * 3, np.float32)
+    me.polygons.foreach_get("normal", normals)
+    centres = np.empty(len(me.polygons) * 3, np.float32)
+    me.polygons.foreach_get("center", centres)
+    assert np.all(np.sum(normals.reshape(-1, 3) * centres.reshape(-1, 3), 1) > 0)     # outward
+    top = [p for p in me.polygons if p.center.z > 0.99]
+    assert len(top) == 2 and all(p.normal.z > 0.99 for p in top)
+
+
+def test_frames_lods_and_shape_keys(clean, tmp_path):
+    (tmp_path / "f.u3d").write_bytes(frames_v2())
+    _import(tmp_path / "f.u3d")
+    hi, lo = bpy.data.objects["hi"], bpy.data.objects["lo"]
+    assert "LOD1" in [c.name for c in lo.users_collection] and lo.hide_render
+    assert lo["u3d_lod"] == 1 and hi["u3d_lod_max_camera_distance"] == 10.0
+    keys = hi.data.shape_keys.key_blocks
+    assert [k.name for k in keys] == ["Basis", "frame_1"]
+    sc = bpy.context.scene
+    for f, scale in ((0, 1.0), (1, 2.0)):
+        sc.frame_set(f)
+        assert _world_positions(hi)[1] == pytest.approx([scale, 0, 0])
+
+
+def test_skinned_model_with_actions(clean, tmp_path):
+    (tmp_path / "s.u3d").write_bytes(full_skinned_v2())
+    _import(tmp_path / "s.u3d")
+    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    assert [b.name for b in arm.data.bones] == ["root", "child"]
+    assert arm.data.bones["child"].parent.name == "root"
+    assert arm.data.bones["child"]["u3d_bone_frame"] == 3.0
+    body = bpy.data.objects["skin"]
+    assert {g.name for g in body.vertex_groups} == {"root", "child"}
+    assert any(m.type == "ARMATURE" and m.object == arm for m in body.modifiers)
+    assert {a.name for a in bpy.data.actions} >= {"walk", "run"}
+    walk = bpy.data.actions["walk"]
+    assert walk.use_frame_range and tuple(walk.frame_range) == (0.0, 2.0)
+    assert {m.name for m in bpy.context.scene.timeline_markers} == {"walk", "walk_end", "run", "run_end"}
+    mat = bpy.data.materials["second"]
+    assert mat["u3d_shader_pack"] == "010203"
+
+
+def test_export_round_trip_keeps_positions_and_ranges(clean, tmp_path):
+    (tmp_path / "s.u3d").write_bytes(full_skinned_v2())
+    _import(tmp_path / "s.u3d")
+    sc = bpy.context.scene
+    before = {}
+    for f in range(6):
+        sc.frame_set(f)
+        before[f] = _world_positions(bpy.data.objects["skin"])
+    _export(tmp_path / "out.u3d")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(tmp_path / "out.u3d")
+    ob = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    for f in range(6):
+        bpy.context.scene.frame_set(f)
+        got = _world_positions(ob)
+        assert np.sort(got, 0) == pytest.approx(np.sort(before[f], 0), abs=1e-4), f
+    assert {a.name for a in bpy.data.actions} >= {"walk", "run"}
+
+
+def test_password(clean, tmp_path):
+    (tmp_path / "c.u3d").write_bytes(fx.cube_file())
+    _import(tmp_path / "c.u3d")
+    _export(tmp_path / "e.u3d", password="sesame")
+    assert b"$U3D_MESH" not in (tmp_path / "e.u3d").read_bytes()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with pytest.raises(RuntimeError, match="wrong password"):
+        bpy.ops.import_scene.ultimate3d(filepath=str(tmp_path / "e.u3d"), password="nope")
+    _import(tmp_path / "e.u3d", password="sesame")
+    assert len([o for o in bpy.context.scene.objects if o.type == "MESH"]) == 1
+
+
+def test_v1_export_and_import(clean, tmp_path):
+    (tmp_path / "c.u3d").write_bytes(fx.cube_file())
+    _import(tmp_path / "c.u3d")
+    _export(tmp_path / "v1.u3d", version="1.0")
+    assert (tmp_path / "v1.u3d").read_bytes().startswith(b"U3DModelFile\0")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(tmp_path / "v1.u3d")
+    ob = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    assert len(ob.data.polygons) == 12
+
+
+def test_lod_collections_export(clean, tmp_path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    bpy.ops.mesh.primitive_cube_add()
+    hi = bpy.context.active_object
+    hi.name = "Hi"
+    bpy.ops.mesh.primitive_cube_add()
+    lo = bpy.context.active_object
+    lo.name = "Lo"
+    coll = bpy.data.collections.new("LOD1")
+    bpy.context.scene.collection.children.link(coll)
+    for c in lo.users_collection:
+        c.objects.unlink(lo)
+    coll.objects.link(lo)
+    _export(tmp_path / "l.u3d")
+    model = parse_bytes((tmp_path / "l.u3d").read_bytes(), Warnings())
+    assert sorted((m.name, m.i_lod) for m in model.meshes) == [("Hi", 0), ("Lo", 1)]
+    assert model.header.n_lod == 2
+
+
+def test_frame_animation_export_round_trip(clean, tmp_path):
+    (tmp_path / "f.u3d").write_bytes(frames_v2())
+    _import(tmp_path / "f.u3d")
+    _export(tmp_path / "out.u3d")
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    model = parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings())
+    hi = [m for m in model.meshes if m.name == "hi"]
+    assert [m.i_frame for m in hi] == [0, 1] and model.header.n_lod == 2
+    # frame 1 doubles the triangle (U3D X 2 at vertex 1)
+    assert sorted(hi[1].positions[:, 0].tolist()) == [0.0, 0.0, 2.0]
+
+
+def test_bone_parented_mesh_follows_its_bone(clean, tmp_path):
+    data = (fx.file_header() + fx.model_header(n_mesh=1, n_bone=1, n_frame=2) + fx.mesh("blade")
+            + fx.material() + fx.bone(0, "hand", meshes=[0], matrices=[fx.translation(0, 0, 2)],
+                                      tkeys=[(0, (0, 0, -2)), (1, (3, 0, -2))]))
+    (tmp_path / "b.u3d").write_bytes(data)
+    _import(tmp_path / "b.u3d")
+    ob = bpy.data.objects["blade"]
+    assert ob.parent_type == "BONE" and ob.parent_bone == "hand"
+    sc = bpy.context.scene
+    sc.frame_set(0)
+    # MeshToWorld = MeshToBone * BoneToWorld: at frame 0 the mesh sits where the file put it
+    assert _world_positions(ob)[1] == pytest.approx([1, 0, 0], abs=1e-5)
+    sc.frame_set(1)
+    # the bone moved by U3D X 3 = Blender x 3
+    assert _world_positions(ob)[1] == pytest.approx([4, 0, 0], abs=1e-5)
+
+
+def _corner_table(ob):
+    """Per corner: world position, normal and UV, sorted for comparison."""
+    me = ob.data
+    n_l = len(me.loops)
+    vi = np.empty(n_l, np.int32)
+    me.loops.foreach_get("vertex_index", vi)
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.vertices.foreach_get("co", co)
+    nrm = np.empty(n_l * 3, np.float32)
+    me.corner_normals.foreach_get("vector", nrm)
+    uv = np.empty(n_l * 2, np.float32)
+    me.uv_layers[0].uv.foreach_get("vector", uv)
+    rows = np.concatenate([co.reshape(-1, 3)[vi], nrm.reshape(-1, 3), np.round(uv.reshape(-1, 2), 5)], 1)
+    # export triangulates: compare the distinct corners, not their count
+    _, first = np.unique(rows[:, [0, 1, 2, 6, 7]], axis=0, return_index=True)
+    rows = rows[first]
+    return rows[np.lexsort(rows[:, [7, 6, 2, 1, 0]].T)]
+
+
+@pytest.mark.parametrize("version,max_deg", [("2.0", 0.01), ("1.0", 3.5)])
+def test_blender_round_trip_positions_normals_uvs(clean, tmp_path, version, max_deg):
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=12, ring_count=8, location=(0, 0, 0))
+    ob = bpy.context.active_object
+    bpy.ops.object.shade_smooth()
+    mat = bpy.data.materials.new("Red")
+    mat.diffuse_color = (1, 0, 0, 1)
+    ob.data.materials.append(mat)
+    before = _corner_table(ob)
+    _export(tmp_path / "s.u3d", version=version)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(tmp_path / "s.u3d")
+    ob = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    after = _corner_table(ob)
+    assert after.shape == before.shape
+    assert np.array_equal(after[:, :3], before[:, :3])                       # float32 positions, exactly
+    a, b = after[:, 3:6].astype(np.float64), before[:, 3:6].astype(np.float64)
+    angle = np.degrees(np.arctan2(np.linalg.norm(np.cross(a, b), axis=1), np.sum(a * b, 1)))
+    assert angle.max() < max_deg
+    assert after[:, 6:] == pytest.approx(before[:, 6:], abs=1e-5)
+    assert ob.active_material is not None and ob.active_material.name.startswith("Red")
+
+
+def test_texture_coordinate_sets_survive_blender(clean, tmp_path):
+    (tmp_path / "s.u3d").write_bytes(full_skinned_v2())
+    _import(tmp_path / "s.u3d")
+    me = bpy.data.objects["skin"].data
+    assert [uv.name for uv in me.uv_layers] == ["UVMap"]
+    assert me.attributes["u3d_texcoord1"].data_type == "FLOAT_VECTOR"
+    _export(tmp_path / "out.u3d")
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    model = parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings())
+    # the same 2, 3, 1 and 4 dimensional sets, in the same slots
+    assert model.header.tex_coord_dimension == (2, 3, 1, 4, 0, 0, 0, 0)
+    assert model.meshes[0].valid_tangent_frames == 1
+
+
+def test_operator_properties_are_the_codec_options(clean):
+    import dataclasses
+    from addon.codec.formats.ultimate3d.options import ExportOptions, ImportOptions
+    for op, cls in ((bpy.ops.import_scene.ultimate3d, ImportOptions), (bpy.ops.export_scene.ultimate3d, ExportOptions)):
+        props = op.get_rna_type().properties
+        for f in dataclasses.fields(cls):
+            assert f.name in props and props[f.name].default == f.default, f.name
+    assert bpy.ops.import_scene.ultimate3d.get_rna_type().properties["password"].subtype == "PASSWORD"
+
+
+def test_bone_parented_export_from_a_posed_frame(clean, tmp_path):
+    data = (fx.file_header() + fx.model_header(n_mesh=1, n_bone=1, n_frame=2) + fx.mesh("blade")
+            + fx.material() + fx.bone(0, "hand", meshes=[0], matrices=[fx.translation(0, 0, 2)],
+                                      tkeys=[(0, (0, 0, -2)), (1, (3, 0, -2))]))
+    (tmp_path / "b.u3d").write_bytes(data)
+    _import(tmp_path / "b.u3d")
+    bpy.context.scene.frame_set(1)            # posed: the bone is 3 units away from its rest
+    _export(tmp_path / "out.u3d")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(tmp_path / "out.u3d")
+    ob = bpy.data.objects["blade"]
+    for frame, x in ((0, 1.0), (1, 4.0)):
+        bpy.context.scene.frame_set(frame)
+        assert _world_positions(ob)[1] == pytest.approx([x, 0, 0], abs=1e-5)

@@ -1,0 +1,194 @@
+"""Ultimate 3D -> Scene: axes, winding, normals, UVs, LoDs, frames, bones, skin, actions, materials.
+
+Expected values come from the documents and the notes (hand computed), never from the codec.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from addon.codec import load
+from addon.codec.errors import Warnings
+from addon.codec.formats.ultimate3d import parse_bytes, to_scene
+from addon.codec.formats.ultimate3d.options import ImportOptions
+from tests.codec import u3d_fixtures as fx
+from tests.codec.test_ultimate3d_model import frames_v2, full_skinned_v2, v1_full
+
+
+def _scene(data: bytes, **kw):
+    w = Warnings()
+    return to_scene(parse_bytes(data, w), ImportOptions(**kw), w)
+
+
+def _node(sc, name):
+    return next(n for n in sc.nodes if n.name == name)
+
+
+def test_cube_comes_back_outward_with_its_top_up():
+    sc = _scene(fx.cube_file())
+    m = sc.meshes[0]
+    p = m.positions.astype(np.float64)
+    t = m.corners.reshape(-1, 3)
+    volume = np.einsum("ij,ij->i", p[t[:, 0]], np.cross(p[t[:, 1]], p[t[:, 2]])).sum() / 6
+    assert volume == pytest.approx(8.0)         # a 2x2x2 cube, positive = outward in right-handed Blender
+    # the U3D +Y face (y = 1 for every corner) must be Blender's z = 1 face and face +Z
+    top = [tri for tri in t if np.all(p[tri, 2] == 1.0)]
+    assert len(top) == 2
+    for tri in top:
+        n = np.cross(p[tri[1]] - p[tri[0]], p[tri[2]] - p[tri[0]])
+        assert n[2] > 0 and n[0] == 0 and n[1] == 0
+
+
+def test_positions_swap_y_and_z_exactly():
+    sc = _scene(fx.file_header() + fx.model_header() + fx.mesh(positions=[(1.5, 2.25, -3.125), (0, 0, 0), (1, 1, 1)])
+                + fx.material())
+    assert sc.meshes[0].positions[0].tolist() == [1.5, -3.125, 2.25]
+    assert sc.meshes[0].corners.tolist() == [0, 2, 1]    # Blender corners = i0, i2, i1
+
+
+def test_compressed_normals_v2_with_normal_scalar():
+    sc = _scene(full_skinned_v2())
+    m = sc.meshes[0]
+    by_vertex = {int(v): m.normals[c] for c, v in enumerate(m.corners)}
+    # (0, 0): lat 0, lon 0 -> U3D (0, 0, 1) -> Blender (0, 1, 0), times NormalScalar -1
+    assert by_vertex[0] == pytest.approx([0, -1, 0], abs=1e-6)
+    # (32767, 0): lat = 32767 / 20860.12008 -> U3D y = -sin(lat) -> Blender z, times -1
+    lat = 32767 / 20860.12008
+    assert by_vertex[2] == pytest.approx([0, -math.cos(lat), math.sin(lat)], abs=1e-6)
+    lat, lon = 100 / 20860.12008, -200 / 10430.06004
+    u3d = [math.cos(lat) * math.sin(lon), -math.sin(lat), math.cos(lat) * math.cos(lon)]
+    assert by_vertex[1] == pytest.approx([-u3d[0], -u3d[2], -u3d[1]], abs=1e-6)
+
+
+def test_compressed_normals_v1():
+    sc = _scene(v1_full())
+    m = sc.meshes[0]
+    by_vertex = {int(v): m.normals[c] for c, v in enumerate(m.corners)}
+    lat, lon = 31 * 0.0494739, -127 * 0.02473695
+    u3d = [math.cos(lat) * math.sin(lon), -math.sin(lat), math.cos(lat) * math.cos(lon)]
+    assert by_vertex[1] == pytest.approx([u3d[0], u3d[2], u3d[1]], abs=1e-6)
+
+
+def test_texture_coordinate_sets():
+    sc = _scene(full_skinned_v2())
+    m = sc.meshes[0]
+    assert list(m.uv_layers) == ["UVMap"]
+    corner_of_1 = int(np.nonzero(m.corners == 1)[0][0])
+    assert m.uv_layers["UVMap"][corner_of_1] == pytest.approx([0.1, 1 - 0.2])   # V flipped
+    assert m.corner_attributes["u3d_texcoord1"].shape == (len(m.corners), 3)
+    # ValidMeshToTangentSpaceMatrices: the last two sets (2 and 3) are tangent frames, not UVs
+    assert m.corner_attributes["u3d_tangent_frame2"].shape == (len(m.corners), 1)
+    assert m.corner_attributes["u3d_tangent_frame3"].shape == (len(m.corners), 4)
+
+
+def test_lods_go_to_collections_with_their_distances():
+    sc = _scene(frames_v2())
+    hi, lo = _node(sc, "hi"), _node(sc, "lo")
+    assert (hi.collection, hi.hide) == ("", False) and (lo.collection, lo.hide) == ("LOD1", True)
+    assert hi.extras["u3d_lod_max_camera_distance"] == 10.0
+    assert lo.extras["u3d_lod_max_camera_distance"] == pytest.approx(fx.FLT_MAX)
+
+
+def test_frames_become_shape_keys_keyed_frame_for_frame():
+    sc = _scene(frames_v2())
+    hi = _node(sc, "hi")
+    m = sc.meshes[hi.data]
+    assert [k.name for k in m.shape_keys] == ["Basis", "frame_1"]
+    assert m.shape_keys[1].positions[1].tolist() == [2, 0, 0] and m.shape_keys[1].positions[2].tolist() == [0, 0, 2]
+    assert len(m.corners) == 3          # TrianglesOwned = false: the frame-0 indices
+    ch = [c for a in sc.animations for c in a.channels if c.target == sc.nodes.index(hi)]
+    assert len(ch) == 1 and ch[0].path == 'key_blocks["frame_1"].value'
+    assert dict(zip(ch[0].frames.tolist(), ch[0].values[:, 0].tolist())) == {0.0: 0.0, 1.0: 1.0}
+    assert ch[0].interpolation == "LINEAR" and m.extras["u3d_vertex_tweening"] is True
+    assert (sc.frame_start, sc.frame_end) == (0, 1)
+
+
+def test_bones_rest_skin_and_keys():
+    sc = _scene(full_skinned_v2())
+    arm = sc.armatures[0]
+    assert [(b.name, b.parent) for b in arm.bones] == [("root", -1), ("child", 0)]
+    # MeshToBone of "child" translates by U3D (0, -1, 0): its rest is the inverse, U3D (0, 1, 0) = Blender (0, 0, 1)
+    assert arm.bones[1].matrix[:3, 3] == pytest.approx([0, 0, 1])
+    assert arm.bones[1].extras == {"u3d_bone_frame": 3.0, "u3d_pass_on_bone_frame": False,
+                                   "u3d_extra": b"BX".hex()}   # unknown chunk tail kept for the round trip
+    skin = sc.meshes[0].skin
+    assert skin.weights[0].tolist() == [0.5, 0.25, 0.25] and skin.joints[0].tolist() == [0, 1, 0]
+    body = _node(sc, "skin")
+    assert sc.nodes[body.parent].kind == "ARMATURE" and body.parent_bone == ""
+    chans = {(c.path, a.name): c for a in sc.animations for c in a.channels if c.bone == "child"}
+    run_rot = chans[("rotation_quaternion", "run")]
+    at5 = run_rot.values[list(run_rot.frames).index(5.0)]
+    # key (x, y, z, w) = (0, .7071, 0, .7071) -> Blender (w, -x, -z, -y); rest_local is a pure translation
+    assert np.sign(at5[0]) * at5 == pytest.approx([0.70710677, 0, 0, -0.70710677], abs=1e-6)
+    run_scale = chans[("scale", "run")]
+    assert run_scale.values[list(run_scale.frames).index(5.0)] == pytest.approx([2, 2, 2])
+    walk_loc = chans[("location", "walk")]
+    assert walk_loc.values[0] == pytest.approx([0, 0, 0], abs=1e-6)      # the key equals the rest
+
+
+def test_action_ranges_make_animations_and_markers():
+    sc = _scene(full_skinned_v2())
+    assert [(a.name, a.frame_start, a.frame_end) for a in sc.animations] == [("walk", 0, 2), ("run", 3, 5)]
+    assert [(m.name, m.frame) for m in sc.markers] == [("walk", 0), ("walk_end", 2), ("run", 3), ("run_end", 5)]
+    walk = [c for c in sc.animations[0].channels if c.bone == "child" and c.path == "scale"][0]
+    assert walk.frames.min() >= 0 and walk.frames.max() <= 2
+    # linear scale key 1 -> 2 over frames 0..5, evaluated at the range end 2
+    assert walk.values[list(walk.frames).index(2.0)] == pytest.approx([1.4, 1.4, 1.4])
+
+
+def test_meshes_appended_to_bones_are_bone_parented():
+    data = (fx.file_header() + fx.model_header(n_mesh=2, n_mpf=2, n_bone=1) + fx.mesh("a") + fx.mesh("b", mpf=1)
+            + fx.material() + fx.bone(0, "arm", meshes=[1], matrices=[fx.translation(0, 0, 2)],
+                                      tkeys=[(0, (0, 0, -2))]))
+    sc = _scene(data)
+    a, b = _node(sc, "a"), _node(sc, "b")
+    assert a.parent == -1 and sc.nodes[b.parent].kind == "ARMATURE" and b.parent_bone == "arm"
+    bone = sc.armatures[0].bones[0]
+    # MeshToBone moves U3D z by 2 (Blender y 2): the bone's rest is the inverse, and the mesh, placed in the
+    # bone's frame by MeshToBone, sits at the origin at rest
+    assert bone.matrix[:3, 3] == pytest.approx([0, -2, 0])
+    assert b.matrix[:3, 3] == pytest.approx([0, 2, 0])
+    assert bone.matrix @ b.matrix == pytest.approx(np.eye(4))
+    # a posed bone carries the mesh: MeshToWorld = MeshToBone * BoneToWorld
+    posed = np.eye(4)
+    posed[:3, 3] = [5, 0, 0]
+    assert (posed @ b.matrix)[:3, 3] == pytest.approx([5, 2, 0])
+
+
+def test_materials_and_textures(tmp_path):
+    (tmp_path / "gfx").mkdir()
+    (tmp_path / "gfx" / "WALL.PNG").write_bytes(b"png")
+    (tmp_path / "m.u3d").write_bytes(full_skinned_v2())
+    sc = load(tmp_path / "m.u3d")
+    first, second = sc.materials
+    assert first.name == "first" and first.base_color == pytest.approx((0.8, 0.6, 0.4))
+    assert first.extras["u3d_specular_power"] == 16.0 and first.extras["u3d_ambient"] == pytest.approx([.1, .1, .1, 1])
+    assert first.textures[0].kind == "bump" and first.textures[0].extras["u3d_height_scalar"] == 2.5
+    wall, cube = second.textures
+    assert sc.images[wall.image].filepath == str(tmp_path / "gfx" / "WALL.PNG")   # "*" = gfx/, any case
+    assert wall.kind == "base_color" and wall.uv_layer == "UVMap" and wall.extras["u3d_color_op"] == 5
+    assert cube.kind == "environment" and len(cube.extras["u3d_files"]) == 6
+    assert cube.extras["u3d_generated_coordinates"] == 0x10000 and cube.uv_layer == ""
+    assert second.extras["u3d_shader_pack"] == "010203"
+    assert any("c0.dds" in w for w in sc.warnings)           # missing textures are reported
+
+
+def test_texture_search_folder_is_the_third_place(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "wall.png").write_bytes(b"png")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "m.u3d").write_bytes(full_skinned_v2())
+    sc = load(tmp_path / "models" / "m.u3d", texture_search_folder=str(tmp_path / "lib"))
+    assert sc.images[sc.materials[1].textures[0].image].filepath == str(tmp_path / "lib" / "wall.png")
+
+
+def test_v1_lods_metadata_and_bones():
+    sc = _scene(v1_full())
+    hi, lo = _node(sc, "hi"), _node(sc, "lo")
+    assert lo.collection == "LOD1" and hi.collection == ""
+    assert hi.extras["u3d_lod_max_camera_distance"] == pytest.approx(10.0)   # sqrt of the squared 100
+    assert sc.metadata["u3d_v1_cel_shading_strength"] == 0.5 and sc.metadata["u3d_v1_alpha_blending"] is False
+    assert [b.name for b in sc.armatures[0].bones] == ["root", "child"]
+    assert sc.meshes[0].skin.weights[0].tolist() == [0.75, 0.25]
