@@ -40,9 +40,11 @@ def reset():
 
 
 # -- floors -------------------------------------------------------------------
-def floor_build(meshes) -> None:
-    """Bare build: datablocks, foreach_set of positions, corners, loop starts, UVs, normals."""
-    for m in meshes:
+def floor_build(scene) -> None:
+    """Bare build of what a Scene holds: foreach_set of every mesh array, shape keys,
+    one vertex-group add per (bone, weight), edit bones, and keyframes set in bulk."""
+    objects = {}
+    for k, m in enumerate(scene.meshes):
         me = bpy.data.meshes.new(m.name)
         me.vertices.add(len(m.positions))
         me.loops.add(len(m.corners))
@@ -55,16 +57,52 @@ def floor_build(meshes) -> None:
         me.update(calc_edges=True)
         if m.normals is not None:
             me.normals_split_custom_set(m.normals)
-        if m.shape_keys:
-            ob = bpy.data.objects.new(m.name, me)
+        if m.shape_keys or m.skin is not None:
+            ob = objects[k] = bpy.data.objects.new(m.name, me)
             bpy.context.scene.collection.objects.link(ob)
             for key in m.shape_keys:
                 ob.shape_key_add(name=key.name, from_mix=False).data.foreach_set("co", key.positions.ravel())
+        if m.skin is not None:
+            groups = [ob.vertex_groups.new(name=b.name) for b in scene.armatures[m.skin.armature].bones]
+            j, w = m.skin.joints.ravel(), m.skin.weights.ravel()
+            v = np.repeat(np.arange(len(m.skin.joints)), m.skin.joints.shape[1])
+            keep = (j >= 0) & (w > 0)
+            j, w, v = j[keep], w[keep], v[keep]
+            order = np.lexsort((w, j))
+            j, w, v = j[order], w[order], v[order]
+            cut = np.flatnonzero((np.diff(j) != 0) | (np.diff(w) != 0)) + 1
+            for lo, hi in zip(np.r_[0, cut], np.r_[cut, len(j)]):
+                groups[j[lo]].add(v[lo:hi].tolist(), float(w[lo]), "REPLACE")
+    arm_obj = None
+    for arm in scene.armatures:
+        arm_obj = bpy.data.objects.new(arm.name, bpy.data.armatures.new(arm.name))
+        bpy.context.scene.collection.objects.link(arm_obj)
+        bpy.context.view_layer.objects.active = arm_obj
+        bpy.ops.object.mode_set(mode="EDIT")
+        for b in arm.bones:
+            eb = arm_obj.data.edit_bones.new(b.name)
+            eb.head, eb.tail = b.matrix[:3, 3], b.matrix[:3, 3] + b.matrix[:3, 1] * 0.1
+        bpy.ops.object.mode_set(mode="OBJECT")
+    for anim in scene.animations:
+        action = bpy.data.actions.new(anim.name)
+        fcurves = action.fcurves if bpy.app.version < (4, 4) else None
+        if fcurves is None:
+            slot = action.slots.new(id_type="OBJECT", name="x")
+            fcurves = action.layers.new("L").strips.new(type="KEYFRAME").channelbag(slot, ensure=True).fcurves
+        for ch in anim.channels:
+            values = np.asarray(ch.values, np.float32).reshape(len(ch.frames), -1)
+            path = f'pose.bones["{ch.bone}"].{ch.path}' if ch.bone else ch.path
+            for i in range(values.shape[1]):
+                fc = fcurves.new(path, index=i)
+                fc.keyframe_points.add(len(ch.frames))
+                fc.keyframe_points.foreach_set("co", np.stack([ch.frames, values[:, i]], 1).astype(np.float32).ravel())
 
 
 def floor_read(objects) -> None:
-    """Bare read: foreach_get of the same arrays from each mesh."""
+    """Bare read: foreach_get of the same arrays from each mesh, and of every keyframe."""
     for ob in objects:
+        if ob.type != "MESH":
+            continue
         me = ob.data
         V, L = len(me.vertices), len(me.loops)
         co = np.empty(V * 3, np.float32); me.vertices.foreach_get("co", co)
@@ -76,6 +114,12 @@ def floor_read(objects) -> None:
         if me.shape_keys:
             for kb in me.shape_keys.key_blocks:
                 kb.data.foreach_get("co", co)
+    for action in bpy.data.actions:
+        curves = action.fcurves if bpy.app.version < (4, 4) else [
+            fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
+        for fc in curves:
+            co = np.empty(len(fc.keyframe_points) * 2, np.float32)
+            fc.keyframe_points.foreach_get("co", co)
 
 
 def row(name: str, t: float, floor: float) -> None:
@@ -88,10 +132,10 @@ def bench_bridge(lgf, sizes) -> None:
     bridge = lgf.bridge
     for tris in sizes:
         scene = bench_data.grid_scene(tris)
-        floor = best(lambda: floor_build(scene.meshes), setup=reset)
+        floor = best(lambda: floor_build(scene), setup=reset)
         t = best(lambda: bridge.build_scene(scene, bridge.BuildOptions(), bpy.context), setup=reset)
         row(f"bridge import {tris // 1000}k tris", t, floor)
-        objs = [o for o in bpy.data.objects if o.type == "MESH"]
+        objs = list(bpy.data.objects)
         floor = best(lambda: floor_read(objs))
         opts = bridge.CollectOptions(use_keyframes=False)
         t = best(lambda: bridge.collect_scene(bpy.context, opts))
@@ -104,10 +148,10 @@ def bench_format(lgf, label: str, scene, ext: str, import_op, export_op, codec_o
     src = out / f"bench{ext}"
     lgf.codec.save(scene, src, **(codec_opts or {}))
     reloaded = lgf.codec.load(src)       # the floor builds exactly what the file holds
-    floor = best(lambda: floor_build(reloaded.meshes), setup=reset)
+    floor = best(lambda: floor_build(reloaded), setup=reset)
     t = best(lambda: import_op(filepath=str(src)), setup=reset)
     row(f"{label} import", t, floor)
-    objs = [o for o in bpy.data.objects if o.type == "MESH"]
+    objs = list(bpy.data.objects)
     floor = best(lambda: floor_read(objs))
     t = best(lambda: export_op(filepath=str(out / f"back{ext}")))
     row(f"{label} export", t, floor)
@@ -119,8 +163,12 @@ def main(argv: list[str]) -> int:
     print(f"Blender {bpy.app.version_string}, numpy {np.__version__}; best of 3; ratio = time / floor "
           f"(target <= {TARGET})", flush=True)
     sizes = [10_000, 100_000] if quick else [10_000, 100_000, 1_000_000]
-    bench_bridge(lgf, sizes)
+    only = [a for a in argv if not a.startswith("-")]     # e.g. `bench u3d unreal`: just those rows
+    if not only or "bridge" in only:
+        bench_bridge(lgf, sizes)
     for fn in bench_data.FORMAT_ROWS:
+        if only and not any(o in fn.__name__ for o in only):
+            continue
         fn(lgf, bench_format, quick)
     print()
     print(f"| {'row':<44} | {'time ms':>9} | {'floor ms':>9} | {'ratio':>5} |")

@@ -62,4 +62,14 @@ def rows_unreal(lgf, bench_format, quick: bool) -> None:
                  _op("import_scene.unreal_vertex_mesh"), _op("export_scene.unreal_vertex_mesh"))
 
 
-FORMAT_ROWS = [rows_3ds, rows_unreal]
+def rows_u3d(lgf, bench_format, quick: bool) -> None:
+    from tests.codec.u3d_bench_scenes import skinned_scene, static_scene
+    tris = 100_000 if quick else 1_000_000
+    bench_format(lgf, f".u3d {tris // 1000}k tris static", static_scene(tris), ".u3d",
+                 _op("import_scene.ultimate3d"), _op("export_scene.ultimate3d"))
+    frames = 50 if quick else 500
+    bench_format(lgf, f".u3d 20k verts skinned, 60 bones, {frames} frames", skinned_scene(20_000, 60, frames),
+                 ".u3d", _op("import_scene.ultimate3d"), _op("export_scene.ultimate3d"))
+
+
+FORMAT_ROWS = [rows_3ds, rows_unreal, rows_u3d]

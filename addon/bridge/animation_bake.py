@@ -12,7 +12,7 @@ import numpy as np
 
 from ..codec import axes
 from ..codec.scene import Animation, Channel, Marker, Scene, ShapeKey
-from . import props
+from . import action_sample, props
 from .collect import CollectOptions, _m, local_matrix
 
 
@@ -80,30 +80,17 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
     keyed = [(i, ob.data.shape_keys) for i, ob in enumerate(objs) if ob.type == "MESH" and ob.data.shape_keys
              and (ob.data.shape_keys.animation_data is not None)]
     key_values = {i: np.empty((len(frames), len(k.key_blocks)), np.float32) for i, k in keyed}
-    saved = sc.frame_current
-    try:
-        for fi, f in enumerate(frames):
-            sc.frame_set(int(f))
-            depsgraph = context.evaluated_depsgraph_get()
-            for i, ob in enumerate(objs):
-                parent = ob.parent if ob.parent is not None and ob.parent.as_pointer() in index else None
-                local[fi, i] = local_matrix(ob, parent, G)
-            for i, keys in keyed:
-                keys.key_blocks.foreach_get("value", key_values[i][fi])
-            for i, ob in arms:
-                for bi, pb in enumerate(ob.pose.bones):
-                    poses[i][fi, bi] = _m(pb.matrix_basis)
-            for i, ob in mesh_objs:
-                ev = ob.evaluated_get(depsgraph)
-                me = ev.to_mesh()
-                try:
-                    co = np.empty(len(me.vertices) * 3, np.float32)
-                    me.vertices.foreach_get("co", co)
-                finally:
-                    ev.to_mesh_clear()
-                verts[i].append(co.reshape(-1, 3))
-    finally:
-        sc.frame_set(saved)
+    sources = {i: action_sample.pose_source(ob) for i, ob in arms}
+    stepped = (o.bake_vertices or keyed or "EVALUATE" in sources.values()
+               or any(action_sample.has_own_transform_motion(ob) for ob in objs))
+    if stepped:
+        _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_values, o.bake_vertices)
+    else:
+        # nothing but plain actions moves anything: read the curves, never step the scene
+        local[:] = [local_matrix(ob, _parent_in(ob, index), G) for ob in objs]
+        for i, ob in arms:
+            poses[i][:] = (action_sample.pose_bases(ob, frames.astype(np.float64)) if sources[i] == "ACTION"
+                           else action_sample.pose_now(ob))
 
     anim = Animation(name=sc.name, frame_start=float(start), frame_end=float(end),
                      fps=sc.render.fps / sc.render.fps_base)
@@ -133,6 +120,46 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
         mesh.shape_keys = [ShapeKey(f"Frame {int(f)}", v) for f, v in zip(frames, stack)]
     if anim.channels:
         scene.animations.append(anim)
+
+
+def _parent_in(ob, index):
+    return ob.parent if ob.parent is not None and ob.parent.as_pointer() in index else None
+
+
+def _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_values, bake_vertices) -> None:
+    """Step the scene through every frame and read what the evaluated depsgraph shows."""
+    sc = context.scene
+    index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
+    arms = [(i, ob) for i, ob in enumerate(objs) if ob.type == "ARMATURE"]
+    mesh_objs = [(i, ob) for i, ob in enumerate(objs) if ob.type == "MESH" and i in verts]
+    saved = sc.frame_current
+    # Without vertex baking, deforming modifiers only slow each frame down: switch them off meanwhile.
+    idle = [] if bake_vertices else [md for ob in objs if ob.type == "MESH" for md in ob.modifiers if md.show_viewport]
+    for md in idle:
+        md.show_viewport = False
+    try:
+        for fi, f in enumerate(frames):
+            sc.frame_set(int(f))
+            depsgraph = context.evaluated_depsgraph_get()
+            for i, ob in enumerate(objs):
+                local[fi, i] = local_matrix(ob, _parent_in(ob, index), G)
+            for i, keys in keyed:
+                keys.key_blocks.foreach_get("value", key_values[i][fi])
+            for i, ob in arms:
+                poses[i][fi] = action_sample.pose_now(ob)
+            for i, ob in mesh_objs:
+                ev = ob.evaluated_get(depsgraph)
+                me = ev.to_mesh()
+                try:
+                    co = np.empty(len(me.vertices) * 3, np.float32)
+                    me.vertices.foreach_get("co", co)
+                finally:
+                    ev.to_mesh_clear()
+                verts[i].append(co.reshape(-1, 3))
+    finally:
+        for md in idle:
+            md.show_viewport = True
+        sc.frame_set(saved)
 
 
 def _trs_channels(anim: Animation, frames, m: np.ndarray, target: int, bone: str) -> None:

@@ -126,6 +126,22 @@ def matrix_to_quat(m) -> np.ndarray:
     return q
 
 
+def euler_to_matrix(angles, order: str = "XYZ") -> np.ndarray:
+    """(..., 3) angles in radians -> (..., 3, 3); order "XYZ" applies X first (Blender's meaning)."""
+    a = np.asarray(angles, np.float64)
+    out = np.broadcast_to(np.eye(3), a.shape[:-1] + (3, 3)).copy()
+    for axis in order:
+        k = "XYZ".index(axis)
+        c, s = np.cos(a[..., k]), np.sin(a[..., k])
+        r = np.zeros(a.shape[:-1] + (3, 3))
+        i, j = [(1, 2), (2, 0), (0, 1)][k]
+        r[..., k, k] = 1.0
+        r[..., i, i] = c; r[..., j, j] = c
+        r[..., i, j] = -s; r[..., j, i] = s
+        out = r @ out
+    return out
+
+
 def axis_angle_to_quat(axis, angle) -> np.ndarray:
     """(..., 3) axes and (...) angles in radians -> (..., 4) (w, x, y, z)."""
     axis = np.asarray(axis, np.float64)

@@ -1,0 +1,93 @@
+"""Sample plain action F-curves in numpy, without stepping the scene frame by frame.
+
+Valid only when nothing but the object's own action moves it: no constraints,
+drivers or active NLA tracks. `can_sample` says whether that holds.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..codec import axes
+from . import action_api
+
+_CONSTANT, _LINEAR = 0, 1
+_TRANSFORM = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale", "delta_")
+
+
+def _active_nla(anim) -> bool:
+    return any(not t.mute for t in anim.nla_tracks) or anim.use_tweak_mode
+
+
+def has_own_transform_motion(ob) -> bool:
+    """Does anything move the object itself (not its bones)?"""
+    if ob.constraints or (ob.parent is not None and has_own_transform_motion(ob.parent)):
+        return True
+    anim = ob.animation_data
+    if anim is None:
+        return False
+    if anim.drivers or _active_nla(anim):
+        return True
+    return anim.action is not None and any(fc.data_path.startswith(_TRANSFORM)
+                                           for fc in action_api.existing_channels(anim.action, ob))
+
+
+def pose_source(ob) -> str:
+    """Where armature `ob`'s pose over time comes from: "STATIC" (nothing moves it),
+    "ACTION" (its action alone: sample the curves) or "EVALUATE" (step the scene)."""
+    if any(pb.constraints for pb in ob.pose.bones):
+        return "EVALUATE"
+    anim = ob.animation_data
+    if anim is None or (anim.action is None and not anim.drivers and not _active_nla(anim)):
+        return "STATIC"
+    if anim.action is None or anim.drivers or _active_nla(anim):
+        return "EVALUATE"
+    return "EVALUATE" if any(pb.rotation_mode == "AXIS_ANGLE" for pb in ob.pose.bones) else "ACTION"
+
+
+def pose_now(ob) -> np.ndarray:
+    """(B, 4, 4) current pose-bone matrix_basis, read in bulk."""
+    flat = np.empty(len(ob.pose.bones) * 16, np.float32)
+    ob.pose.bones.foreach_get("matrix_basis", flat)
+    return flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)   # RNA matrices are column-major
+
+
+def sample_curve(fc, frames: np.ndarray) -> np.ndarray:
+    n = len(fc.keyframe_points)
+    if n == 0:
+        return np.zeros(len(frames))
+    co = np.empty(n * 2, np.float32)
+    fc.keyframe_points.foreach_get("co", co)
+    interp = np.empty(n, np.int32)
+    fc.keyframe_points.foreach_get("interpolation", interp)
+    x, y = co[0::2].astype(np.float64), co[1::2].astype(np.float64)
+    kinds = set(interp[:-1].tolist())
+    if fc.modifiers or fc.extrapolation != "CONSTANT" or not kinds <= {_LINEAR} and not kinds <= {_CONSTANT}:
+        return np.array([fc.evaluate(float(f)) for f in frames])
+    if kinds <= {_CONSTANT} and n > 1:
+        return y[np.clip(np.searchsorted(x, frames, side="right") - 1, 0, n - 1)]
+    return np.interp(frames, x, y)
+
+
+def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
+    """(F, B, 4, 4) pose-bone matrix_basis at each frame, from the action's curves."""
+    curves = {(fc.data_path, fc.array_index): fc for fc in action_api.existing_channels(ob.animation_data.action, ob)}
+    F, bones = len(frames), list(ob.pose.bones)
+    out = np.empty((F, len(bones), 4, 4))
+
+    def channel(pb, prop: str, size: int) -> np.ndarray:
+        default = np.array(getattr(pb, prop), np.float64)
+        vals = np.repeat(default[None], F, 0)
+        for i in range(size):
+            fc = curves.get((f'pose.bones["{pb.name}"].{prop}', i))
+            if fc is not None:
+                vals[:, i] = sample_curve(fc, frames)
+        return vals
+
+    for b, pb in enumerate(bones):
+        loc, scale = channel(pb, "location", 3), channel(pb, "scale", 3)
+        if pb.rotation_mode == "QUATERNION":
+            q = channel(pb, "rotation_quaternion", 4)
+        else:
+            q = axes.matrix_to_quat(axes.euler_to_matrix(channel(pb, "rotation_euler", 3), pb.rotation_mode))
+        out[:, b] = axes.compose(loc, q, scale)
+    return out

@@ -1,0 +1,77 @@
+"""Sampling action curves in numpy gives what stepping the scene gives."""
+import numpy as np
+import pytest
+
+import bpy
+
+
+def _rig(context):
+    arm = bpy.data.armatures.new("Rig")
+    ob = bpy.data.objects.new("Rig", arm)
+    context.scene.collection.objects.link(ob)
+    context.view_layer.objects.active = ob
+    bpy.ops.object.mode_set(mode="EDIT")
+    for i in range(3):
+        eb = arm.edit_bones.new(f"b{i}")
+        eb.head, eb.tail = (0, i, 0), (0, i + 1, 0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return ob
+
+
+def _key(ob, bone, path, values_by_frame, interpolation):
+    pb = ob.pose.bones[bone]
+    for f, v in values_by_frame:
+        setattr(pb, path, v)
+        pb.keyframe_insert(path, frame=f)
+    for fc in _curves(ob):
+        for kp in fc.keyframe_points:
+            if fc.data_path.endswith(f'"{bone}"].{path}'):
+                kp.interpolation = interpolation
+
+
+def _curves(ob):
+    from importlib import import_module
+    from tests.blender_setup import PACKAGE
+    api = import_module(f"{PACKAGE}.bridge.action_api")
+    return api.existing_channels(ob.animation_data.action, ob)
+
+
+def test_sampled_pose_equals_stepped_pose(clean, lgf):
+    sample = __import__(f"{lgf.__name__}.bridge.action_sample", fromlist=["x"])
+    ob = _rig(clean)
+    ob.pose.bones["b0"].rotation_mode = "QUATERNION"
+    _key(ob, "b0", "rotation_quaternion", [(0, (1, 0, 0, 0)), (10, (0.7, 0.7, 0, 0)), (20, (0, 0, 1, 0))], "LINEAR")
+    _key(ob, "b0", "location", [(0, (0, 0, 0)), (7, (1, 2, 3))], "CONSTANT")
+    ob.pose.bones["b1"].rotation_mode = "ZXY"
+    _key(ob, "b1", "rotation_euler", [(0, (0, 0, 0)), (15, (0.5, -1.0, 2.0))], "BEZIER")
+    _key(ob, "b2", "scale", [(3, (1, 1, 1)), (12, (2, 0.5, 1))], "LINEAR")
+    assert sample.pose_source(ob) == "ACTION"
+    frames = np.arange(-2, 23, dtype=np.float64)
+    fast = sample.pose_bases(ob, frames)
+    for k, f in enumerate(frames):
+        clean.scene.frame_set(int(f))
+        np.testing.assert_allclose(fast[k], sample.pose_now(ob), atol=1e-5, err_msg=f"frame {f}")
+
+
+def test_pose_source_sees_constraints_and_static(clean, lgf):
+    sample = __import__(f"{lgf.__name__}.bridge.action_sample", fromlist=["x"])
+    ob = _rig(clean)
+    assert sample.pose_source(ob) == "STATIC"
+    _key(ob, "b0", "location", [(0, (0, 0, 0)), (5, (1, 0, 0))], "LINEAR")
+    assert sample.pose_source(ob) == "ACTION"
+    ob.pose.bones["b1"].constraints.new("COPY_ROTATION")
+    assert sample.pose_source(ob) == "EVALUATE"
+    assert not sample.has_own_transform_motion(ob)
+    ob.keyframe_insert("location", frame=1)
+    assert sample.has_own_transform_motion(ob)
+
+
+def test_collected_bone_channels_follow_the_action(clean, lgf):
+    ob = _rig(clean)
+    ob.pose.bones["b0"].rotation_mode = "QUATERNION"
+    _key(ob, "b0", "location", [(0, (0, 0, 0)), (10, (0, 0, 5))], "LINEAR")
+    clean.scene.frame_start, clean.scene.frame_end = 0, 10
+    scene = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions())
+    loc = next(c for c in scene.animations[0].channels if c.bone == "b0" and c.path == "location")
+    np.testing.assert_allclose(loc.values[:, 2], np.arange(11) * 0.5, atol=1e-6)
+    assert pytest.approx(list(loc.frames)) == list(range(11))
