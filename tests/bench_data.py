@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from addon.codec import axes
 from addon.codec.scene import Mesh, Node, Scene
 
 
@@ -72,4 +71,18 @@ def rows_u3d(lgf, bench_format, quick: bool) -> None:
                  ".u3d", _op("import_scene.ultimate3d"), _op("export_scene.ultimate3d"))
 
 
-FORMAT_ROWS = [rows_3ds, rows_unreal, rows_u3d]
+def rows_unigine(lgf, bench_format, quick: bool) -> None:
+    from addon.codec.errors import Warnings
+    from tests import unigine_samples as samples
+    from addon.codec.formats.unigine.options import ImportOptions
+    from addon.codec.formats.unigine.scene import mesh_to_scene
+    imp, exp = _op("import_scene.unigine_mesh"), _op("export_scene.unigine_mesh")
+    tris = 100_000 if quick else 1_000_000
+    bench_format(lgf, f"UNIGINE .mesh {tris // 1000}k tris static", grid_scene(tris), ".mesh", imp, exp)
+    frames = 50 if quick else 500
+    sc = mesh_to_scene(samples.skinned_mesh(20_000, 60, frames), ImportOptions(), Warnings())
+    bench_format(lgf, f"UNIGINE .mesh 20k verts skinned, 60 bones, {frames} frames", sc, ".mesh", imp,
+                 lambda filepath: exp(filepath=filepath, embed_animations=True), {"embed_animations": True})
+
+
+FORMAT_ROWS = [rows_3ds, rows_unreal, rows_u3d, rows_unigine]

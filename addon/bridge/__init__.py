@@ -4,7 +4,7 @@
     scene = collect_scene(context, CollectOptions(...))  # objects -> Scene
 """
 from .collect import CollectOptions, collect_scene, objects_in_scope, read_mesh
-from .scene_build import BuildOptions, BuildResult, build_scene
+from .scene_build import BuildOptions, BuildResult, apply_timeline, build_scene
 
-__all__ = ["BuildOptions", "BuildResult", "CollectOptions", "build_scene", "collect_scene",
+__all__ = ["BuildOptions", "BuildResult", "CollectOptions", "apply_timeline", "build_scene", "collect_scene",
            "objects_in_scope", "read_mesh"]

@@ -7,7 +7,6 @@ in `scene.metadata["ranges"]`.
 """
 from __future__ import annotations
 
-import bpy
 import numpy as np
 
 from ..codec import axes

@@ -24,6 +24,7 @@ class CollectOptions:
     object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
     use_keyframes: bool = True
     bake_vertices: bool = False           # also bake evaluated vertex positions per frame
+    tangents: bool = False                # corner_attributes "tangent" (C, 3) and "bitangent_sign" (C,)
     frame_start: int | None = None        # None = the scene's range
     frame_end: int | None = None
 
@@ -84,13 +85,13 @@ class _Collector:
             return self.mesh_of[key]
         if not shaping or not self.o.apply_modifiers:
             # nothing to evaluate: the datablock itself holds the rest shape (basis, unskinned)
-            m = read_mesh(ob.data, self.o.triangulate)
+            m = read_mesh(ob.data, self.o.triangulate, self.o.tangents)
         else:
             with _rest_state(self.context, ob):
                 src = ob.evaluated_get(self.context.evaluated_depsgraph_get())
                 me = src.to_mesh(preserve_all_data_layers=True, depsgraph=self.context.evaluated_depsgraph_get())
                 try:
-                    m = read_mesh(me, self.o.triangulate)
+                    m = read_mesh(me, self.o.triangulate, self.o.tangents)
                 finally:
                     src.to_mesh_clear()
         m.name = ob.data.name
@@ -180,7 +181,7 @@ def _rest_state(context, ob):
             context.view_layer.update()
 
 
-def read_mesh(me, triangulate: bool) -> Mesh:
+def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
     """Bulk read of a bpy mesh into a Scene Mesh (triangulated through loop_triangles)."""
     V, L, P = len(me.vertices), len(me.loops), len(me.polygons)
     pos = np.empty(V * 3, np.float32)
@@ -210,6 +211,19 @@ def read_mesh(me, triangulate: bool) -> Mesh:
         starts = starts.astype(np.uint32)
     m = Mesh(name=me.name, positions=pos.reshape(-1, 3), corners=loop_vert[corner_src].astype(np.uint32),
              faces=starts, normals=normals[corner_src], face_material=mat_index[face_src])
+    if tangents and me.uv_layers and L:
+        # MikkTSpace from the active UV map; it needs faces of 3 or 4 corners
+        sizes = np.empty(P, np.int32)
+        me.polygons.foreach_get("loop_total", sizes)
+        if sizes.max() <= 4:
+            me.calc_tangents(uvmap=me.uv_layers[0].name)
+            tan = np.empty(L * 3, np.float32)
+            me.loops.foreach_get("tangent", tan)
+            sign = np.empty(L, np.float32)
+            me.loops.foreach_get("bitangent_sign", sign)
+            m.corner_attributes["tangent"] = tan.reshape(-1, 3)[corner_src]
+            m.corner_attributes["bitangent_sign"] = sign[corner_src]
+            me.free_tangents()
     for layer in me.uv_layers:
         uv = np.empty(L * 2, np.float32)
         layer.uv.foreach_get("vector", uv)

@@ -8,7 +8,7 @@ import numpy as np
 from mathutils import Matrix
 
 from ..codec.scene import Scene
-from . import action_api, props
+from . import props
 from .material_build import build_image, build_material
 from .mesh_build import add_shape_keys, add_skin, build_mesh
 
@@ -152,10 +152,8 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         from .animation_build import build_animations
         res.actions = build_animations(scene, res.objects, G)
     sc = context.scene
-    if options.set_frame_range and scene.frame_start is not None and scene.frame_end is not None:
-        sc.frame_start, sc.frame_end = int(scene.frame_start), int(scene.frame_end)
-    if scene.fps:
-        sc.render.fps, sc.render.fps_base = int(round(scene.fps)), round(scene.fps) / scene.fps
+    if options.set_frame_range:
+        apply_timeline(context, scene)
     for mk in scene.markers:
         sc.timeline_markers.new(mk.name, frame=int(mk.frame))
     if scene.world_ambient is not None or scene.world_background is not None:
@@ -166,6 +164,15 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         if scene.world_ambient is not None:
             world["ambient"] = list(scene.world_ambient)
     return res
+
+
+def apply_timeline(context, scene: Scene) -> None:
+    """The scene's frame range and frame rate from the file's."""
+    sc = context.scene
+    if scene.frame_start is not None and scene.frame_end is not None:
+        sc.frame_start, sc.frame_end = int(scene.frame_start), int(scene.frame_end)
+    if scene.fps:
+        sc.render.fps, sc.render.fps_base = int(round(scene.fps)), round(scene.fps) / scene.fps
 
 
 def _build_camera(c):

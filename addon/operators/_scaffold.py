@@ -84,7 +84,8 @@ class ImportOperator(ImportHelper):
         )
 
     def build(self, context, scene, options: bridge.BuildOptions) -> bridge.BuildResult:
-        """Scene -> Blender. Formats with special placement override this."""
+        """Scene -> Blender. Formats with special placement override this; raising
+        CodecError here cancels the import with that message."""
         return bridge.build_scene(scene, options, context)
 
     def execute(self, context):
@@ -97,15 +98,15 @@ class ImportOperator(ImportHelper):
             for n, path in enumerate(paths):
                 try:
                     scene = codec.load(path, fmt=self.format_name, **opts)
+                    if context.view_layer.objects.active and context.view_layer.objects.active.mode != "OBJECT":
+                        bpy.ops.object.mode_set(mode="OBJECT")
+                    result = self.build(context, scene, self.build_options(path))
                 except WrongPassword as e:
                     self.report({"ERROR"}, f"{Path(path).name}: {e}")
                     return {"CANCELLED"}
                 except (CodecError, OSError) as e:
                     self.report({"ERROR"}, f"Cannot import {Path(path).name}: {e}")
                     return {"CANCELLED"}
-                if context.view_layer.objects.active and context.view_layer.objects.active.mode != "OBJECT":
-                    bpy.ops.object.mode_set(mode="OBJECT")
-                result = self.build(context, scene, self.build_options(path))
                 for obj in context.view_layer.objects:
                     obj.select_set(False)
                 for obj in result.objects:
@@ -147,6 +148,7 @@ class ExportOperator(ExportHelper):
     format_name = ""
     options_class = None
     triangulate = True
+    tangents = False
     bake_vertices = False
 
     use_selection: BoolProperty(name="Selected Only", default=False)
@@ -165,7 +167,7 @@ class ExportOperator(ExportHelper):
             use_active_collection=self.use_active_collection, collection=self.collection,
             apply_modifiers=self.apply_modifiers, triangulate=self.triangulate,
             global_matrix=global_matrix(self, to_file=True), object_types=frozenset(self.object_types),
-            use_keyframes=self.use_keyframes, bake_vertices=self.bake_vertices,
+            use_keyframes=self.use_keyframes, bake_vertices=self.bake_vertices, tangents=self.tangents,
         )
 
     def collect(self, context):

@@ -6,7 +6,6 @@ from bpy.props import EnumProperty, StringProperty
 from bpy_extras.io_utils import orientation_helper
 
 from .. import bridge
-from ..codec.formats.ultimate3d.export import LOD_COLLECTION
 from ..codec.formats.ultimate3d.options import ExportOptions, ImportOptions
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 

@@ -1,5 +1,4 @@
 """What the collector takes: selection, visibility, active collection, a named collection."""
-import numpy as np
 
 import bpy
 from addon.codec.scene import Node, Scene

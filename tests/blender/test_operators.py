@@ -74,7 +74,8 @@ def test_operator_properties_match_options_dataclasses(lgf):
     classes = [c for c in _operator_classes(lgf) if getattr(c, "options_class", None)]
     assert len(classes) >= 2
     for cls in classes:
-        props = cls.bl_rna.properties
+        mod, name = cls.bl_idname.split(".")
+        props = getattr(getattr(bpy.ops, mod), name).get_rna_type().properties
         for f in dataclasses.fields(cls.options_class):
             assert f.name in props, f"{cls.bl_idname} lacks property {f.name!r} of {cls.options_class.__name__}"
             prop = props[f.name]
@@ -94,7 +95,7 @@ def test_operators_support_presets(lgf):
 
 
 def test_cli_command_converts(lgf, tmp_path):
-    import subprocess, sys  # noqa: E401
+
     from tests.conftest import ASSETS
     # The command is registered in Blender; run the same entry point it calls.
     from importlib import import_module

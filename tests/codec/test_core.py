@@ -1,6 +1,5 @@
 """The codec core: binary reader/writer, errors, warnings, axes, atomic writes, the registry."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

@@ -1,0 +1,252 @@
+"""Neutral Scene -> Model: editor objects, materials, and the keyframer.
+
+Each mesh is written once, placed by the world matrix of its first node
+(0x4110 points = that matrix * local points, 0x4160 = that matrix); further
+nodes of the same mesh become instances (0xB011). The hierarchy goes
+through the keyframer with ids in write order.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...errors import Warnings
+from ...scene import Channel, Node, Scene
+from . import ids
+from .camlight import ENERGY_PER_MULTIPLIER, lens_3ds
+from .export_kf import NO_PARENT, node_chunk, node_tracks
+from .export_material import kept, material_chunk, texture_names
+from .export_mesh import mesh_chunks
+from .model import Chunk, Model
+from .options import ExportOptions
+
+
+def unique_names(names: list[str], limit: int, warnings: Warnings, what: str) -> list[str]:
+    out, taken = [], set()
+    for name in names:
+        base = (name or what)[:limit]
+        cand, n = base, 1
+        while cand.lower() in taken:
+            suffix = f".{n:03d}" if limit >= 8 else str(n)
+            cand = base[:max(limit - len(suffix), 1)] + suffix
+            n += 1
+        if cand != name:
+            warnings.warn(f"{what} name {name!r} written as {cand!r} (unique within {limit} characters)")
+        taken.add(cand.lower())
+        out.append(cand)
+    return out
+
+
+def _color_f(cid: int, rgb) -> Chunk:
+    c = Chunk(cid)
+    c.add(ids.COLOR_F, tuple(float(x) for x in rgb[:3]))
+    return c
+
+
+def _channels(scene: Scene, use: bool) -> dict[int, dict[str, Channel]]:
+    out: dict[int, dict[str, Channel]] = {}
+    if not use:
+        return out
+    for a in scene.animations:
+        for ch in a.channels:
+            if not ch.bone and len(ch.frames):
+                out.setdefault(ch.target, {})[ch.path] = ch
+    return out
+
+
+def _parents_first(scene: Scene) -> list[int]:
+    done, out = set(), []
+    for i in range(len(scene.nodes)):
+        chain, j = [], i
+        while j >= 0 and j not in done and j not in chain:
+            chain.append(j)
+            j = scene.nodes[j].parent
+        for k in reversed(chain):
+            done.add(k)
+            out.append(k)
+    return out
+
+
+def from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Model:
+    # degenerate or huge coordinates only make normals and groups meaningless, never fail the export
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _from_scene(scene, options, warnings)
+
+
+def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Model:
+    limit = 16 if options.name_limit >= 16 else 10
+    root = Chunk(ids.MAIN)
+    root.add(ids.VERSION, 3)
+    ed = root.add(ids.EDITOR)
+    ed.add(ids.MESH_VERSION, 3)
+    ed.add(ids.MASTER_SCALE, float(options.master_scale))
+    mat_names = unique_names([m.name for m in scene.materials], limit, warnings, "material")
+    tex = texture_names(scene, options.texture_names_83, warnings)
+    for m, name in zip(scene.materials, mat_names):
+        ed.children.append(material_chunk(m, name, scene, tex))
+    if scene.world_ambient is not None:
+        ed.children.append(_color_f(ids.AMBIENT_LIGHT, scene.world_ambient))
+    if scene.world_background is not None:
+        ed.children.append(_color_f(ids.SOLID_BGND, scene.world_background))
+        ed.add(ids.USE_SOLID_BGND)
+
+    worlds = [scene.world_matrix(i) for i in range(len(scene.nodes))]
+    order = _parents_first(scene)
+    targets = {n.target: i for i, n in enumerate(scene.nodes) if n.target >= 0 and n.kind in ("CAMERA", "LIGHT")}
+    # only the first node of a mesh, cameras and lights write editor objects; those names must be unique
+    owners, seen_mesh = [], set()
+    for i in order:
+        n = scene.nodes[i]
+        if n.kind in ("CAMERA", "LIGHT") or (n.kind == "MESH" and n.data not in seen_mesh):
+            owners.append(i)
+            seen_mesh.add(n.data if n.kind == "MESH" else None)
+    owner_names = unique_names([scene.nodes[i].extras.get("source_name", scene.nodes[i].name) for i in owners],
+                               limit, warnings, "object")
+    obj_names = {i: nm for i, nm in zip(owners, owner_names)}
+    channels = _channels(scene, options.use_keyframes)
+    kf_nodes: list[Chunk] = []
+    kf_id: dict[int, int] = {}                 # scene node -> keyframer id of its (first) node
+    mesh_object: dict[int, list[str]] = {}     # scene mesh -> object names of its parts
+
+    def parent_of(i: int) -> tuple[int, np.ndarray]:
+        p = scene.nodes[i].parent
+        if options.use_hierarchy and p >= 0 and p in kf_id:
+            return kf_id[p], worlds[p]
+        return NO_PARENT, np.eye(4)
+
+    for i in order:
+        node = scene.nodes[i]
+        if i in targets:
+            continue                            # written with its camera or light
+        pid, pworld = parent_of(i)
+        local = np.linalg.inv(pworld) @ worlds[i]
+        ch = channels.get(i, {})
+        if ch and not np.allclose(node.matrix_parent_inverse, np.eye(4)):
+            warnings.warn(f"node {node.name!r}: animation under a parent inverse matrix is written as is")
+        name = obj_names.get(i, node.name)
+        if node.kind == "MESH" and 0 <= node.data < len(scene.meshes):
+            mesh = scene.meshes[node.data]
+            if node.data not in mesh_object:
+                parts = mesh_chunks(mesh, worlds[i], [mat_names[s] if 0 <= s < len(mat_names) else ""
+                                                      for s in mesh.materials])
+                if len(parts) > 1:
+                    warnings.warn(f"mesh {mesh.name!r} has more than 65535 vertices or faces: "
+                                  f"written as {len(parts)} objects")
+                pnames = unique_names([name] + [f"{name}.{k:03d}" for k in range(1, len(parts))], limit,
+                                      Warnings(), "object") if len(parts) > 1 else [name]
+                for pname, tri in zip(pnames, parts):
+                    obj = ed.add(ids.OBJECT, pname)
+                    obj.children.append(tri)
+                    _object_flags(obj, node)
+                mesh_object[node.data] = pnames
+            inst = str(node.extras.get("3ds_instance", "" if i in obj_names else node.name))
+            first = mesh_object[node.data][0]
+            if inst.startswith(first + ".") and "3ds_instance" not in node.extras:
+                inst = inst[len(first) + 1:]          # "Box.2" of object "Box" reads back as "Box.2"
+            tracks = node_tracks("MESH", node, local, ch, None)
+            for k, pname in enumerate(mesh_object[node.data]):
+                nid = len(kf_nodes)
+                kf_nodes.append(node_chunk(ids.OBJECT_NODE_TAG, nid, pname, pid, tracks, inst, node.hide))
+                if k == 0:
+                    kf_id[i] = nid
+        elif node.kind == "CAMERA" and 0 <= node.data < len(scene.cameras):
+            _camera(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels)
+        elif node.kind == "LIGHT" and 0 <= node.data < len(scene.lights):
+            _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels)
+        else:
+            nid = len(kf_nodes)
+            kf_nodes.append(node_chunk(ids.OBJECT_NODE_TAG, nid, "$$$DUMMY", pid,
+                                       node_tracks("EMPTY", node, local, ch, None), name, node.hide))
+            kf_id[i] = nid
+
+    kf = root.add(ids.KFDATA)
+    start = scene.frame_start if scene.frame_start is not None else 0
+    end = scene.frame_end if scene.frame_end is not None else 100
+    kf.add(ids.KFHDR, (5, (scene.animations[0].name if scene.animations else "LGF")[:12], int(end)))
+    kf.add(ids.KFSEG, (int(start), int(end)))
+    kf.add(ids.KFCURTIME, int(start))
+    kf.children += kf_nodes
+    return Model(root)
+
+
+def _object_flags(obj: Chunk, node) -> None:
+    if node.hide:
+        obj.add(ids.OBJ_HIDDEN)
+    if not node.cast_shadow:
+        obj.add(ids.OBJ_DOESNT_CAST)
+    for cid, key in ((ids.OBJ_DONT_RCVSHADOW, "no_receive_shadows"), (ids.OBJ_MATTE, "matte")):
+        if node.extras.get("3ds_" + key):
+            obj.add(cid)
+
+
+def _aim(scene: Scene, i: int, worlds) -> tuple[np.ndarray, np.ndarray, int]:
+    """Position, target position (world) and target node (-1 = none: 100 units along -Z)."""
+    pos = worlds[i][:3, 3]
+    t = scene.nodes[i].target
+    if 0 <= t < len(scene.nodes):
+        return pos, worlds[t][:3, 3], t
+    return pos, pos - worlds[i][:3, 2] / max(np.linalg.norm(worlds[i][:3, 2]), 1e-12) * 100.0, -1
+
+
+def _target_node(tag, kf_nodes, name, scene, t, tgt, channels):
+    """A camera/spot target node (0xB004/0xB006), named like its owner, placed in world space."""
+    ch = channels.get(t, {}) if t >= 0 else {}
+    local = np.eye(4)
+    local[:3, 3] = tgt
+    node = scene.nodes[t] if t >= 0 else Node(f"{name}.Target")
+    kf_nodes.append(node_chunk(tag, len(kf_nodes), name, NO_PARENT, node_tracks("TARGET", node, local, ch, None)))
+
+
+def _camera(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels) -> None:
+    node, cam = scene.nodes[i], scene.cameras[scene.nodes[i].data]
+    pos, tgt, t = _aim(scene, i, worlds)
+    lens = float(kept(cam.extras, "3ds_lens", lens_3ds(cam.lens)))
+    roll = float(cam.extras.get("3ds_roll", 0.0))
+    obj = ed.add(ids.OBJECT, name)
+    c = obj.add(ids.N_CAMERA, (*map(float, pos), *map(float, tgt), roll, lens))
+    c.add(ids.CAM_RANGES, (float(cam.clip_start), float(cam.clip_end)))
+    _object_flags(obj, node)
+    nid = len(kf_nodes)
+    kf_nodes.append(node_chunk(ids.CAMERA_NODE_TAG, nid, name, pid, node_tracks("CAMERA", node, local, ch, lens),
+                               hidden=node.hide))
+    kf_id[i] = nid
+    _target_node(ids.TARGET_NODE_TAG, kf_nodes, name, scene, t, tgt, channels)
+
+
+def _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels) -> None:
+    node, light = scene.nodes[i], scene.lights[scene.nodes[i].data]
+    ex = light.extras
+    pos = worlds[i][:3, 3]
+    obj = ed.add(ids.OBJECT, name)
+    c = obj.add(ids.N_DIRECT_LIGHT, tuple(map(float, pos)))
+    c.add(ids.COLOR_F, tuple(float(x) for x in light.color[:3]))
+    if ex.get("3ds_off"):
+        c.add(ids.DL_OFF)
+    if light.use_attenuation:
+        c.add(ids.DL_ATTENUATE)
+    c.add(ids.DL_INNER_RANGE, float(light.attenuation_start))
+    c.add(ids.DL_OUTER_RANGE, float(light.attenuation_end))
+    mult = float(kept(ex, "3ds_multiplier", light.energy / ENERGY_PER_MULTIPLIER)) if not ex.get("3ds_off") \
+        else float(ex.get("3ds_multiplier", 1.0))
+    c.add(ids.DL_MULTIPLIER, mult)
+    spot = light.type == "SPOT"
+    if spot:
+        _, tgt, t = _aim(scene, i, worlds)
+        fall = math.degrees(light.spot_size)
+        fall = float(kept(ex, "3ds_falloff", fall))
+        hot = float(kept(ex, "3ds_hotspot", fall * (1.0 - light.spot_blend)))
+        s = c.add(ids.DL_SPOTLIGHT, (*map(float, tgt), hot, fall))
+        if light.cast_shadow:
+            s.add(ids.DL_SHADOWED)
+        if "3ds_roll" in ex:
+            s.add(ids.DL_SPOT_ROLL, float(ex["3ds_roll"]))
+    elif light.cast_shadow:
+        c.add(ids.DL_SHADOWED)
+    _object_flags(obj, node)
+    nid = len(kf_nodes)
+    tag = ids.SPOTLIGHT_NODE_TAG if spot else ids.LIGHT_NODE_TAG
+    kf_nodes.append(node_chunk(tag, nid, name, pid, node_tracks("LIGHT", node, local, ch, None), hidden=node.hide))
+    kf_id[i] = nid
+    if spot:
+        _target_node(ids.L_TARGET_NODE_TAG, kf_nodes, name, scene, t, tgt, channels)

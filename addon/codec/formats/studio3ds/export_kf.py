@@ -1,0 +1,141 @@
+"""Scene nodes and animation -> keyframer (0xB000) nodes and tracks.
+
+Node ids (0xB030) are the write order; parents (0xB010) refer to them.
+Rotations are written as delta keys (angle inverted), as 3DS reads them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import axes
+from ...scene import Channel, Node
+from . import ids
+from .camlight import lens_3ds
+from .keyframer import deltas_from_rotations
+from .model import TCB_BITS, Chunk, Track
+from .tracks_in import TRACK_KEYS
+
+NO_PARENT = 0xFFFF
+
+
+def on_whole_frames(frames, values) -> tuple[np.ndarray, np.ndarray]:
+    """3DS keys sit on whole frames: round, and keep the last key of each frame."""
+    f = np.asarray(frames, np.float64).round().astype(np.int64)
+    v = np.asarray(values)
+    last = np.r_[f[1:] != f[:-1], True]
+    return f[last], v[last]
+
+
+def rotation_deltas(frames, quats) -> tuple[np.ndarray, np.ndarray]:
+    """Delta keys (inverted angle, axis) on whole frames. Keys between two whole frames are merged
+    by adding their angles when they turn about one axis, so a spin of more than 180 degrees in
+    one frame (as RotatingCube.3DS has) survives; otherwise their rotations are composed."""
+    d = deltas_from_rotations(quats).astype(np.float64)
+    # a delta ending at frame t is part of the turn up to the next whole frame
+    f = np.ceil(np.asarray(frames, np.float64) - 1e-6).astype(np.int64)
+    if len(f) < 2 or (np.diff(f) != 0).all():
+        return f, d.astype(np.float32)
+    out_f, out_d = [], []
+    for k in range(len(f)):                       # one step per key: keys are few
+        if out_f and out_f[-1] == f[k]:
+            prev = out_d[-1]
+            same_axis = float(np.dot(prev[1:], d[k, 1:]))
+            if abs(same_axis) > 0.9999:
+                prev[0] += d[k, 0] * np.sign(same_axis)
+            else:
+                q = axes.quat_multiply(axes.axis_angle_to_quat(d[k, 1:], -d[k, 0]),
+                                       axes.axis_angle_to_quat(prev[1:], -prev[0]))
+                out_d[-1] = deltas_from_rotations(np.vstack([[1.0, 0, 0, 0], q]))[1].astype(np.float64)
+        else:
+            out_f.append(int(f[k]))
+            out_d.append(d[k].copy())
+    return np.array(out_f, np.int64), np.array(out_d, np.float32)
+
+
+def make_track(cid: int, frames, values, node: Node | None = None) -> Track:
+    frames, values = on_whole_frames(frames, values)
+    n = len(frames)
+    t = Track(frames=frames, key_flags=np.zeros(n, np.uint16), tcb=np.full((n, TCB_BITS), np.nan, np.float32),
+              values=np.asarray(values, np.float32).reshape(n, -1))
+    if node is not None:
+        key = "3ds_track_" + TRACK_KEYS[cid]
+        t.flags = int(node.extras.get(key + "_flags", 0x40 if cid != ids.HIDE_TRACK else 0x40))
+        reserved = node.extras.get(key + "_reserved")
+        if reserved and len(reserved) == 8:
+            t.reserved = bytes(int(x) & 0xFF for x in reserved)
+        kf = node.extras.get(key + "_key_flags")
+        tcb = node.extras.get(key + "_tcb")
+        if kf and tcb and len(kf) == n and len(tcb) == n * TCB_BITS:
+            t.key_flags = np.asarray(kf, np.uint16)
+            t.tcb = np.asarray(tcb, np.float32).reshape(n, TCB_BITS)
+    return t
+
+
+def hide_keys(ch: Channel) -> np.ndarray:
+    """Frames at which visibility toggles (3DS hide keys), starting visible."""
+    state = np.asarray(ch.values).reshape(-1) > 0.5
+    change = state != np.r_[False, state[:-1]]
+    return np.asarray(ch.frames, np.float64)[change]
+
+
+def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Channel],
+                lens: float | None) -> list[Chunk]:
+    """Position/rotation/scale (+FOV, roll, colour, hide) tracks for one node."""
+    loc, rot, scl = axes.decompose(local)
+    out = []
+    ch = channels.get("location")
+    t = make_track(ids.POS_TRACK, ch.frames, ch.values, node) if ch else make_track(ids.POS_TRACK, [0], [loc], node)
+    out.append(Chunk(ids.POS_TRACK, t))
+    if kind in ("MESH", "EMPTY"):
+        ch = channels.get("rotation_quaternion")
+        if ch is None and "rotation_euler" in channels:
+            e = channels["rotation_euler"]
+            vals = np.asarray(e.values, np.float64)
+            qs = axes.matrix_to_quat(_euler_xyz(vals))
+            ch = Channel(e.target, "rotation_quaternion", e.frames, qs)
+        quats = np.asarray(ch.values, np.float64) if ch else rot[None]
+        frames = ch.frames if ch else [0]
+        out.append(Chunk(ids.ROT_TRACK, make_track(ids.ROT_TRACK, *rotation_deltas(frames, quats), node)))
+        ch = channels.get("scale")
+        t = make_track(ids.SCL_TRACK, ch.frames, ch.values, node) if ch else make_track(ids.SCL_TRACK, [0], [scl], node)
+        out.append(Chunk(ids.SCL_TRACK, t))
+    if kind == "CAMERA":
+        ch = channels.get("data.lens")
+        fov = (2400.0 / np.array([lens_3ds(float(x)) for x in np.asarray(ch.values).reshape(-1)]) if ch
+               else [2400.0 / lens])
+        out.append(Chunk(ids.FOV_TRACK, make_track(ids.FOV_TRACK, ch.frames if ch else [0], fov, node)))
+        roll = float(node.extras.get("3ds_roll", 0.0))
+        out.append(Chunk(ids.ROLL_TRACK, make_track(ids.ROLL_TRACK, [0], [roll], node)))
+    if kind == "LIGHT" and "data.color" in channels:
+        ch = channels["data.color"]
+        out.append(Chunk(ids.COL_TRACK, make_track(ids.COL_TRACK, ch.frames, np.asarray(ch.values)[:, :3], node)))
+    if "hide_viewport" in channels:
+        frames = hide_keys(channels["hide_viewport"])
+        if len(frames):
+            out.append(Chunk(ids.HIDE_TRACK, make_track(ids.HIDE_TRACK, frames, np.zeros((len(frames), 0)), node)))
+    return out
+
+
+def _euler_xyz(e: np.ndarray) -> np.ndarray:
+    """(N, 3) XYZ Euler angles (Blender's default order) -> (N, 3, 3)."""
+    cx, cy, cz = np.cos(e.T)
+    sx, sy, sz = np.sin(e.T)
+    m = np.empty((len(e), 3, 3))
+    m[:, 0] = np.stack([cy * cz, sx * sy * cz - cx * sz, cx * sy * cz + sx * sz], 1)
+    m[:, 1] = np.stack([cy * sz, sx * sy * sz + cx * cz, cx * sy * sz - sx * cz], 1)
+    m[:, 2] = np.stack([-sy, sx * cy, cx * cy], 1)
+    return m
+
+
+def node_chunk(tag: int, node_id: int, name: str, parent_id: int, tracks: list[Chunk], instance: str = "",
+               hidden: bool = False, flags: tuple[int, int] = (0, 0)) -> Chunk:
+    c = Chunk(tag)
+    c.add(ids.NODE_ID, node_id)
+    f1 = (flags[0] & ~0x800) | (0x800 if hidden else 0)
+    c.add(ids.NODE_HDR, (name, f1, flags[1], parent_id))
+    if instance:
+        c.add(ids.INSTANCE_NAME, instance)
+    if tag == ids.OBJECT_NODE_TAG:
+        c.add(ids.PIVOT, (0.0, 0.0, 0.0))
+    c.children += tracks
+    return c

@@ -1,0 +1,113 @@
+"""Neutral Materials -> 0xAFFF blocks; extras written back where they came from."""
+from __future__ import annotations
+
+import math
+import os
+import re
+
+from ...errors import Warnings
+from ...scene import Material, Scene
+from . import ids
+from .materials import FLAG_CHUNKS, PERCENT_CHUNKS, SLOT_KIND
+from .model import Chunk
+
+KIND_TO_MAP = {v: k for k, v in SLOT_KIND.items()} | {"normal": "bump", "environment": "reflection"}
+MAP_ID = {v: k for k, v in ids.MAPS.items()}
+MASK_ID = {v: k for k, v in ids.MASKS.items()}
+
+
+def kept(extras: dict, key: str, current):
+    """The value the file had, unless the Blender side has changed it since (then the current one)."""
+    if key not in extras:
+        return current
+    old = extras[key]
+    if current is None or abs(float(old) - float(current)) < 2e-3:
+        return old
+    return current
+
+
+def _color(cid: int, rgb) -> Chunk:
+    c = Chunk(cid)
+    b = tuple(int(round(min(max(x, 0.0), 1.0) * 255)) for x in rgb[:3])
+    c.add(ids.COLOR_24, b)
+    c.add(ids.LIN_COLOR_24, b)
+    return c
+
+
+def _percent(cid: int, v: float) -> Chunk:
+    c = Chunk(cid)
+    c.add(ids.INT_PERCENT, int(round(min(max(v, 0.0), 1.0) * 100)))
+    return c
+
+
+def name_83(name: str, taken: set[str]) -> str:
+    """An upper-case 8.3 name for a texture file, unique among `taken`."""
+    base = name.replace("\\", "/").split("/")[-1]
+    stem, ext = os.path.splitext(base)
+    stem = re.sub(r"[^A-Z0-9_]", "", stem.upper()) or "TEX"
+    ext = re.sub(r"[^A-Z0-9_]", "", ext.upper())[:3]
+    out = f"{stem[:8]}.{ext}" if ext else stem[:8]
+    n = 1
+    while out in taken and n < 1000:
+        short = f"{stem[:8 - len(str(n)) - 1]}~{n}"
+        out = f"{short}.{ext}" if ext else short
+        n += 1
+    taken.add(out)
+    return out
+
+
+def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[int, str]) -> Chunk:
+    ex = mat.extras
+    c = Chunk(ids.MAT_ENTRY)
+    c.add(ids.MAT_NAME, name)
+    c.children += [_color(ids.MAT_AMBIENT, mat.ambient), _color(ids.MAT_DIFFUSE, mat.base_color),
+                   _color(ids.MAT_SPECULAR, mat.specular_color)]
+    derived = {"shininess": 1.0 - mat.roughness, "shin_strength": mat.specular,
+               "transparency": 1.0 - mat.alpha, "self_illum": mat.emission_strength if any(mat.emission) else 0.0}
+    for cid, key in PERCENT_CHUNKS.items():
+        v = kept(ex, "3ds_" + key, derived.get(key))
+        if v is not None:
+            c.children.append(_percent(cid, float(v)))
+    flags = {k: bool(ex.get("3ds_" + k)) for k in FLAG_CHUNKS.values()}
+    flags["two_sided"] = mat.two_sided
+    flags["additive"] = mat.blend == "ADD" or flags["additive"]
+    for cid, key in FLAG_CHUNKS.items():
+        if flags[key]:
+            c.add(cid)
+    if "3ds_wire_size" in ex:
+        c.add(ids.MAT_WIRESIZE, float(ex["3ds_wire_size"]))
+    c.add(ids.MAT_SHADING, int(ex.get("3ds_shading", 3)))
+    for slot in mat.textures:
+        which = str(slot.extras.get("3ds_map", KIND_TO_MAP.get(slot.kind, "")))
+        cid = MASK_ID.get(which[5:]) if which.startswith("mask_") else MAP_ID.get(which)
+        if cid is None or not 0 <= slot.image < len(scene.images) or c.has(cid):
+            continue
+        m = c.add(cid)
+        m.add(ids.INT_PERCENT, int(round(min(max(slot.strength, 0.0), 1.0) * 100)))
+        m.add(ids.MAT_MAPNAME, texture_names[slot.image])
+        m.add(ids.MAT_MAP_TILING, int(slot.extras.get("3ds_map_flags", 0)))
+        if "3ds_blur" in slot.extras:
+            m.add(ids.MAT_MAP_TEXBLUR, float(slot.extras["3ds_blur"]))
+        m.add(ids.MAT_MAP_USCALE, float(slot.scale[0]))
+        m.add(ids.MAT_MAP_VSCALE, float(slot.scale[1]))
+        m.add(ids.MAT_MAP_UOFFSET, float(slot.offset[0]))
+        m.add(ids.MAT_MAP_VOFFSET, float(slot.offset[1]))
+        m.add(ids.MAT_MAP_ANG, math.degrees(slot.rotation))
+        for tid, key in ((ids.MAT_MAP_COL1, "tint1"), (ids.MAT_MAP_COL2, "tint2"), (ids.MAT_MAP_RCOL, "tint_r"),
+                         (ids.MAT_MAP_GCOL, "tint_g"), (ids.MAT_MAP_BCOL, "tint_b")):
+            if "3ds_" + key in slot.extras:
+                m.add(tid, tuple(int(x) for x in slot.extras["3ds_" + key]))
+    return c
+
+
+def texture_names(scene: Scene, use_83: bool, warnings: Warnings) -> dict[int, str]:
+    out, taken = {}, set()
+    for i, img in enumerate(scene.images):
+        name = os.path.basename(img.filepath) if img.filepath else img.name
+        if use_83:
+            short = name_83(name, taken)
+            if short.lower() != name.lower():
+                warnings.warn(f"texture name {name!r} written as 8.3 {short!r}")
+            name = short
+        out[i] = name
+    return out

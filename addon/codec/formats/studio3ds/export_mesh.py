@@ -1,0 +1,169 @@
+"""A neutral Mesh -> 0x4100 triangle mesh chunks, in bulk.
+
+Vertices are split only where UVs differ (3DS has one UV per vertex);
+smoothing comes from the kept group attribute, else from the normals.
+Parts over 65535 vertices or faces are cut off into further objects.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import axes
+from ...scene import Mesh
+from . import ids
+from .groups import corners_agree, smoothing_groups
+from .normals import smooth_normals
+from .model import Chunk, MaterialGroup, VertexFlags
+
+LIMIT = 65535
+DEFAULT_FACE_FLAGS = 0x7          # all three edges visible
+
+
+def triangulate(mesh: Mesh) -> np.ndarray:
+    """(T,) corner index of each triangle corner: a fan per polygon, in bulk."""
+    sizes = mesh.face_sizes
+    if len(sizes) == 0:
+        return np.zeros(0, np.int64)
+    if (sizes == 3).all():
+        return np.arange(len(mesh.corners))
+    starts = mesh.faces.astype(np.int64)
+    ntri = np.clip(sizes - 2, 0, None)
+    face = np.repeat(np.arange(len(sizes)), ntri)
+    k = np.arange(ntri.sum()) - np.repeat(np.cumsum(ntri) - ntri, ntri)
+    s = starts[face]
+    return np.column_stack([s, s + k + 1, s + k + 2]).ravel()
+
+
+def _face_values(mesh: Mesh, name: str, tri_face: np.ndarray, default: int) -> np.ndarray | None:
+    a = mesh.face_attributes.get(name)
+    if a is None or len(a) != len(mesh.faces):
+        n = len(mesh.faces) if isinstance(tri_face, slice) else len(tri_face)
+        return None if default is None else np.full(n, default, np.int64)
+    return np.asarray(a)[tri_face]
+
+
+def split_at_uv_seams(vert: np.ndarray, uv: np.ndarray | None, nv: int):
+    """One 3DS vertex per distinct (vertex, UV) pair: (source vertex per new vertex, new index per corner, UVs).
+
+    Most corners of a vertex share one UV: those keep the vertex; only the seam corners are
+    sorted out, so the cost stays linear for ordinary meshes.
+    """
+    used = np.zeros(nv, bool)
+    used[vert] = True
+    new_of = np.cumsum(used) - 1
+    base = np.flatnonzero(used)
+    if uv is None:
+        return base, new_of[vert], None
+    uv = np.ascontiguousarray(uv, np.float32) + np.float32(0.0)      # -0.0 -> 0.0
+    key = uv.view(np.uint64).ravel()                  # both floats' bits as one word: 1-D work
+    rep = np.zeros(nv, np.uint64)
+    rep[vert] = key                                   # one representative UV per vertex
+    inv = new_of[vert]
+    uvs = rep[base].view(np.float32).reshape(-1, 2)
+    seam = key != rep[vert]
+    if not seam.any():
+        return base, inv, uvs
+    sv, sk = vert[seam], key[seam]
+    order = np.lexsort((sk, sv))
+    first = np.r_[True, (np.diff(sv[order]) != 0) | (np.diff(sk[order]) != 0)]
+    extra_id = np.cumsum(first) - 1
+    seam_inv = np.empty(len(order), np.int64)
+    seam_inv[order] = len(base) + extra_id
+    inv = inv.copy()
+    inv[seam] = seam_inv
+    firsts = order[first]
+    src = np.r_[base, sv[firsts]]
+    uvs = np.vstack([uvs, uv[seam][firsts]])
+    return src, inv, uvs
+
+
+def _parts(tris: np.ndarray) -> list[np.ndarray]:
+    """Face index ranges with at most LIMIT faces and LIMIT distinct vertices each."""
+    todo, out = [np.arange(len(tris))], []
+    while todo:
+        f = todo.pop(0)
+        if len(f) <= LIMIT and len(np.unique(tris[f])) <= LIMIT:
+            out.append(f)
+        else:
+            half = len(f) // 2
+            todo[:0] = [f[:half], f[half:]]
+    return out
+
+
+def _groups(mesh: Mesh, face_of_tri, local, tris, normals) -> np.ndarray:
+    """The groups the file had, unless the normals were edited since (sharp edges...); else built anew."""
+    kept = _face_values(mesh, "smoothing_groups", face_of_tri, None)
+    if kept is not None:
+        groups = kept.astype(np.int64).astype(np.uint32)
+        if normals is None:
+            return groups
+        if not groups.any():
+            # all flat: it still holds when each face's three corner normals agree
+            if corners_agree(normals.reshape(-1, 3, 3)):
+                return groups
+        elif (np.einsum("ij,ij->i", smooth_normals(local, tris, groups), normals) >= 0.999).all():
+            return groups
+    return smoothing_groups(local, tris, normals)
+
+
+def _face_list(mesh: Mesh, name: str, face_of_tri, default: int, dtype) -> np.ndarray:
+    a = _face_values(mesh, name, face_of_tri, default)
+    return a.astype(dtype, copy=False)
+
+
+def mesh_chunks(mesh: Mesh, world: np.ndarray, material_names: list[str]) -> list[Chunk]:
+    """One N_TRI_OBJECT chunk per part. `world` places the local mesh (written into 0x4160)."""
+    corner_of = triangulate(mesh)
+    nt = len(corner_of) // 3
+    if len(corner_of) == len(mesh.corners) and len(mesh.faces) == nt:
+        corner_of = slice(None)                  # all triangles already: no copies through an index
+        face_of_tri = slice(None)
+    else:
+        face_of_tri = np.repeat(np.arange(len(mesh.faces)), np.clip(mesh.face_sizes - 2, 0, None))
+    vert = mesh.corners[corner_of].astype(np.int64)
+    uv = next(iter(mesh.uv_layers.values()), None)
+    src_vert, inv, uvs = split_at_uv_seams(vert, None if uv is None else uv[corner_of], len(mesh.positions))
+    tris = inv.reshape(nt, 3)
+    local = mesh.positions[src_vert]
+    normals = None if mesh.normals is None else np.asarray(mesh.normals, np.float32)[corner_of]
+    groups = _groups(mesh, face_of_tri, local, tris, normals)
+    flags = _face_list(mesh, "face_flags", face_of_tri, DEFAULT_FACE_FLAGS, np.uint16)
+    slot = (np.asarray(mesh.face_material)[face_of_tri] if mesh.face_material is not None
+            and len(mesh.face_material) == len(mesh.faces) else np.zeros(nt, np.int64))
+    slot = slot.astype(np.int64, copy=False)
+    vflags = mesh.vertex_attributes.get("vertex_flags")
+    world = np.asarray(world, np.float64)
+    world_pts = local if np.array_equal(world, np.eye(4)) else axes.apply_points(world, local)
+    m4160 = world.astype(np.float32)[:3, :4].T.ravel()
+    single = nt <= LIMIT and len(src_vert) <= LIMIT
+    out = []
+    for part in ([slice(None)] if single else _parts(tris)):
+        if single:
+            used, local_idx = slice(None), tris
+        else:
+            used, local_idx = np.unique(tris[part], return_inverse=True)
+        tri = Chunk(ids.N_TRI_OBJECT)
+        tri.add(ids.POINT_ARRAY, world_pts[used])
+        if vflags is not None and len(vflags) == len(mesh.positions):
+            tri.add(ids.POINT_FLAG_ARRAY, VertexFlags(np.asarray(vflags)[src_vert[used]].astype(np.uint16),
+                                                      not mesh.extras.get("3ds_vertex_flags_uncounted")))
+        if uvs is not None:
+            tri.add(ids.TEX_VERTS, uvs[used])
+        tri.add(ids.MESH_MATRIX, m4160)
+        if "3ds_color" in mesh.extras:
+            tri.add(ids.MESH_COLOR, int(mesh.extras["3ds_color"]))
+        faces = np.empty((len(flags[part]), 4), np.uint16)
+        faces[:, :3] = local_idx.reshape(-1, 3)
+        faces[:, 3] = flags[part]
+        fc = tri.add(ids.FACE_ARRAY, faces)
+        part_slot = slot[part]
+        present = np.flatnonzero(np.bincount(part_slot.clip(0), minlength=1)) if len(part_slot) else []
+        for s in present:
+            s = int(s)
+            name = material_names[s] if 0 <= s < len(material_names) else ""
+            if name:
+                members = np.arange(len(part_slot)) if len(present) == 1 else np.flatnonzero(part_slot == s)
+                fc.add(ids.MSH_MAT_GROUP, MaterialGroup(name, members.astype(np.uint16)))
+        fc.add(ids.SMOOTH_GROUP, groups[part])
+        out.append(tri)
+    return out

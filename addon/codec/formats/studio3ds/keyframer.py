@@ -1,0 +1,204 @@
+"""The keyframer (0xB000) read as nodes: ids, parents, pivots, tracks.
+
+Rotation keys are deltas: each 0xB021 key (angle, axis) turns relative to
+the previous key, with the angle sign inverted; the orientation at key i is
+the product of all keys up to i, each new key multiplied on the left
+(q_i = d_i * q_(i-1)), which is what lib3ds evaluates (checked on RotatingCube.3DS).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ... import axes
+from ...errors import Warnings
+from . import ids
+from .model import Chunk, Track
+
+NO_PARENT = 0xFFFF
+MAX_TURN = 8 * np.pi        # radians; a key angle beyond this is split no further
+DUMMY = "$$$DUMMY"
+
+
+@dataclass
+class KfNode:
+    tag: int                       # 0xB001..0xB007
+    node_id: int
+    name: str
+    parent_id: int = NO_PARENT
+    flags1: int = 0
+    flags2: int = 0
+    instance: str = ""             # 0xB011: instance name, or the dummy's name
+    pivot: tuple = (0.0, 0.0, 0.0)
+    tracks: dict[int, Track] = field(default_factory=dict)
+    chunk: Chunk | None = None
+    parent: int = -1               # index into the node list, after resolving
+
+    @property
+    def is_dummy(self) -> bool:
+        return self.tag == ids.OBJECT_NODE_TAG and self.name == DUMMY
+
+    @property
+    def display_name(self) -> str:
+        if self.is_dummy:
+            return self.instance or DUMMY
+        return f"{self.name}.{self.instance}" if self.instance else self.name
+
+
+def read_nodes(kf: Chunk, warnings: Warnings) -> list[KfNode]:
+    nodes: list[KfNode] = []
+    for order, c in enumerate(ch for ch in kf.children if ch.cid in ids.NODE_TAGS):
+        hdr = c.value(ids.NODE_HDR)
+        node = KfNode(c.cid, c.value(ids.NODE_ID, order), hdr[0] if hdr else "", chunk=c)
+        if hdr:
+            node.flags1, node.flags2, node.parent_id = hdr[1], hdr[2], hdr[3]
+        else:
+            warnings.warn("keyframer node without a header (0xB010) ignored", c.offset, "KEYFRAMER")
+            continue
+        node.instance = c.value(ids.INSTANCE_NAME, "") or ""
+        pivot = c.value(ids.PIVOT)
+        if pivot is not None:
+            node.pivot = tuple(pivot)
+        node.tracks = {t.cid: t.data for t in c.children if t.cid in ids.TRACKS}
+        nodes.append(node)
+    _resolve_parents(nodes, warnings)
+    return nodes
+
+
+def _resolve_parents(nodes: list[KfNode], warnings: Warnings) -> None:
+    by_id: dict[int, int] = {}
+    for i, n in enumerate(nodes):
+        if n.node_id in by_id:
+            warnings.warn(f"keyframer node id {n.node_id} used twice; the first one is the parent target",
+                          n.chunk.offset, "KEYFRAMER")
+        by_id.setdefault(n.node_id, i)
+    for i, n in enumerate(nodes):
+        if n.parent_id == NO_PARENT:
+            continue
+        p = by_id.get(n.parent_id, -1)
+        if p < 0 or p == i:
+            warnings.warn(f"node {n.name!r} has parent id {n.parent_id}, which no node has; placed at the root",
+                          n.chunk.offset, "KEYFRAMER")
+            continue
+        n.parent = p
+    # break cycles: walk up from each node; a revisit means a loop
+    for i, n in enumerate(nodes):
+        seen, j = {i}, n.parent
+        while j >= 0:
+            if j in seen:
+                warnings.warn(f"cycle in the keyframer hierarchy at node {n.name!r}; it is placed at the root",
+                              n.chunk.offset, "KEYFRAMER")
+                n.parent = -1
+                break
+            seen.add(j)
+            j = nodes[j].parent
+
+
+def order_parents_first(nodes: list[KfNode]) -> list[int]:
+    """Node indices so that every parent comes before its children."""
+    done: set[int] = set()
+    out: list[int] = []
+    for i in range(len(nodes)):
+        chain = []
+        j = i
+        while j >= 0 and j not in done:
+            chain.append(j)
+            j = nodes[j].parent
+        for k in reversed(chain):
+            done.add(k)
+            out.append(k)
+    return out
+
+
+# -- track values -------------------------------------------------------------
+def rotation_keys(track: Track) -> np.ndarray:
+    """(N, 4) absolute quaternions (w, x, y, z) from delta keys, sign-continuous."""
+    v = np.nan_to_num(np.asarray(track.values, np.float64).reshape(-1, 4), nan=0.0, posinf=0.0, neginf=0.0)
+    deltas = axes.axis_angle_to_quat(v[:, 1:4], -v[:, 0])
+    out = np.empty_like(deltas)
+    q = np.array([1.0, 0.0, 0.0, 0.0])
+    # a running product: one step per key (keys are few; this is not per vertex)
+    for i, d in enumerate(deltas):
+        q = axes.quat_multiply(d, q)
+        q /= np.linalg.norm(q)
+        out[i] = q
+    flip = np.cumsum(np.r_[False, np.einsum("ij,ij->i", out[1:], out[:-1]) < 0]) % 2 == 1
+    out[flip] *= -1
+    return out
+
+
+def rotation_path(track: Track, max_step: float = np.pi / 2) -> tuple[np.ndarray, np.ndarray]:
+    """(frames, quaternions) for a rotation track, with extra keys inside any delta over
+    `max_step`, so that a 357-degree key really turns 357 degrees (as 3ds Max plays it)
+    instead of the short way back."""
+    frames = np.asarray(track.frames, np.float64)
+    v = np.nan_to_num(np.asarray(track.values, np.float64).reshape(-1, 4), nan=0.0, posinf=0.0, neginf=0.0)
+    # a real key turns at most a few times; cap the split so a junk angle cannot allocate without bound
+    pieces = np.clip(np.ceil(np.minimum(np.abs(v[:, 0]), MAX_TURN) / max_step - 1e-6), 1, None).astype(np.int64)
+    pieces[0] = 1
+    if (pieces == 1).all():
+        return frames, rotation_keys(track)
+    # split key i into pieces[i] equal sub-rotations about its axis, at evenly spaced frames
+    key = np.repeat(np.arange(len(v)), pieces)
+    k = np.arange(len(key)) - np.repeat(np.cumsum(pieces) - pieces, pieces) + 1
+    frac = k / pieces[key]
+    prev = np.r_[frames[0], frames[:-1]][key]
+    sub_frames = prev + (frames[key] - prev) * frac
+    sub = Track(values=np.column_stack([v[key, 0] / pieces[key], v[key, 1:]]).astype(np.float32),
+                frames=sub_frames)
+    return sub_frames, rotation_keys(sub)
+
+
+def deltas_from_rotations(quats: np.ndarray) -> np.ndarray:
+    """Inverse of rotation_keys: (N, 4) absolute quaternions -> (N, 4) keys (angle, axis)."""
+    q = np.asarray(quats, np.float64).reshape(-1, 4)
+    prev = np.vstack([[1.0, 0.0, 0.0, 0.0], q[:-1]])
+    conj = prev * np.array([1.0, -1.0, -1.0, -1.0])
+    d = axes.quat_multiply(q, conj)
+    d *= np.where(d[:, :1] < 0, -1.0, 1.0)
+    s = np.linalg.norm(d[:, 1:], axis=1)
+    angle = 2 * np.arctan2(s, d[:, 0])
+    axis = np.where(s[:, None] > 1e-12, d[:, 1:] / np.where(s > 1e-12, s, 1.0)[:, None], [0.0, 0.0, 1.0])
+    return np.column_stack([-angle, axis]).astype(np.float32)
+
+
+def sample(frames: np.ndarray, values: np.ndarray, t: float) -> np.ndarray:
+    """Linear interpolation of key values at frame t, held at the ends."""
+    frames = np.asarray(frames, np.float64)
+    values = np.asarray(values, np.float64)
+    if len(frames) == 1 or t <= frames[0]:
+        return values[0]
+    if t >= frames[-1]:
+        return values[-1]
+    k = int(np.searchsorted(frames, t, side="right")) - 1
+    a = (t - frames[k]) / max(frames[k + 1] - frames[k], 1e-12)
+    return values[k] * (1 - a) + values[k + 1] * a
+
+
+def node_trs(node: KfNode, t: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Translation, rotation (w,x,y,z) and scale of a node at frame t (its own tracks only)."""
+    loc = np.zeros(3)
+    rot = np.array([1.0, 0.0, 0.0, 0.0])
+    scl = np.ones(3)
+    tr = node.tracks.get(ids.POS_TRACK)
+    if tr is not None and len(tr):
+        loc = sample(tr.frames, tr.values, t)
+    tr = node.tracks.get(ids.ROT_TRACK)
+    if tr is not None and len(tr):
+        q = sample(tr.frames, rotation_keys(tr), t)
+        rot = q / np.linalg.norm(q)
+    tr = node.tracks.get(ids.SCL_TRACK)
+    if tr is not None and len(tr):
+        scl = sample(tr.frames, tr.values, t)
+    return loc, rot, scl
+
+
+def world_matrices(nodes: list[KfNode], t: float = 0.0) -> list[np.ndarray]:
+    """Each node's parent chain product of T*R*S at frame t."""
+    out: list[np.ndarray | None] = [None] * len(nodes)
+    for i in order_parents_first(nodes):
+        local = axes.compose(*node_trs(nodes[i], t))
+        p = nodes[i].parent
+        out[i] = local if p < 0 else out[p] @ local
+    return out

@@ -1,0 +1,171 @@
+"""0xAFFF material blocks -> neutral Materials, and texture file lookup.
+
+Fields with no Principled BSDF equivalent go to `extras` (custom properties)
+under "3ds_*" names, so that export can write them back.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+from ...errors import Warnings
+from ...scene import Image, Material, TextureSlot
+from . import ids
+from .model import Chunk
+
+# 3DS map -> neutral slot kind
+SLOT_KIND = {"texture1": "base_color", "texture2": "base_color_2", "opacity": "alpha", "bump": "bump",
+             "specular": "specular", "shininess": "roughness", "self_illum": "emission",
+             "reflection": "reflection"}
+FLAG_CHUNKS = {ids.MAT_TWO_SIDE: "two_sided", ids.MAT_ADDITIVE: "additive", ids.MAT_WIRE: "wire",
+               ids.MAT_SELF_ILLUM: "self_illum_flag", ids.MAT_DECAL: "decal", ids.MAT_PHONGSOFT: "soften",
+               ids.MAT_XPFALLIN: "falloff_in", ids.MAT_WIREABS: "wire_in_units", ids.MAT_FACEMAP: "face_map",
+               ids.MAT_SUPERSMP: "supersample", ids.MAT_USE_XPFALL: "use_falloff",
+               ids.MAT_USE_REFBLUR: "use_ref_blur"}
+PERCENT_CHUNKS = {ids.MAT_SHININESS: "shininess", ids.MAT_SHIN2PCT: "shin_strength",
+                  ids.MAT_SHIN3PCT: "shin3", ids.MAT_TRANSPARENCY: "transparency", ids.MAT_XPFALL: "falloff",
+                  ids.MAT_REFBLUR: "ref_blur", ids.MAT_SELF_ILPCT: "self_illum"}
+
+
+def color_of(c: Chunk | None) -> tuple[float, float, float] | None:
+    """The colour inside a colour holder: plain (0x0010/0x0011) before gamma (0x0013/0x0012)."""
+    if c is None:
+        return None
+    for cid, scale in ((ids.COLOR_F, 1.0), (ids.COLOR_24, 255.0), (ids.LIN_COLOR_F, 1.0), (ids.LIN_COLOR_24, 255.0)):
+        v = c.value(cid)
+        if v is not None:
+            return tuple(float(x) / scale for x in v)
+    return None
+
+
+def percent_of(c: Chunk | None) -> float | None:
+    """0..1 from 0x0030 (0..100) or 0x0031 (read as a fraction when <= 1, as the common readers do)."""
+    if c is None:
+        return None
+    v = c.value(ids.INT_PERCENT)
+    if v is not None:
+        return v / 100.0
+    v = c.value(ids.FLOAT_PERCENT)
+    if v is not None:
+        return float(v) if abs(v) <= 1.0 else float(v) / 100.0
+    return None
+
+
+class TextureFinder:
+    """Case-insensitive lookup next to the file, then recursively in a user folder.
+
+    Also matches 8.3 names (``MP5SIL~1.BMP`` or a cut stem) against longer names on disk.
+    """
+
+    def __init__(self, source: str, extra_folder: str = ""):
+        self.index: list[dict[str, str]] = []
+        if source:
+            self.index.append(self._list(Path(source).parent, recursive=False))
+        if extra_folder:
+            self.index.append(self._list(Path(extra_folder), recursive=True))
+
+    @staticmethod
+    def _list(folder: Path, recursive: bool) -> dict[str, str]:
+        out: dict[str, str] = {}
+        if not folder.is_dir():
+            return out
+        if recursive:
+            for root, _dirs, files in os.walk(folder):
+                for f in sorted(files):
+                    out.setdefault(f.lower(), os.path.join(root, f))
+        else:
+            for f in sorted(os.listdir(folder)):
+                if (folder / f).is_file():
+                    out.setdefault(f.lower(), str(folder / f))
+        return out
+
+    def find(self, name: str) -> str:
+        base = name.replace("\\", "/").split("/")[-1].lower()
+        stem, ext = os.path.splitext(base)
+        short = stem.split("~")[0]
+        for table in self.index:
+            if base in table:
+                return table[base]
+        if len(stem) <= 8 and short:
+            for table in self.index:
+                for key, path in table.items():
+                    k_stem, k_ext = os.path.splitext(key)
+                    if k_ext == ext and len(k_stem) > len(stem) and k_stem.startswith(short):
+                        return path
+        return ""
+
+
+def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
+    slot = TextureSlot(kind=kind, image=image)
+    strength = percent_of(m)
+    if strength is not None:
+        slot.strength = strength
+    slot.scale = (float(m.value(ids.MAT_MAP_USCALE, 1.0)), float(m.value(ids.MAT_MAP_VSCALE, 1.0)))
+    slot.offset = (float(m.value(ids.MAT_MAP_UOFFSET, 0.0)), float(m.value(ids.MAT_MAP_VOFFSET, 0.0)))
+    slot.rotation = math.radians(float(m.value(ids.MAT_MAP_ANG, 0.0)))   # stored in degrees
+    flags = m.value(ids.MAT_MAP_TILING)
+    if flags is not None:
+        slot.extras["3ds_map_flags"] = int(flags)
+    blur = m.value(ids.MAT_MAP_TEXBLUR)
+    if blur is not None:
+        slot.extras["3ds_blur"] = float(blur)
+    for cid, key in ((ids.MAT_MAP_COL1, "tint1"), (ids.MAT_MAP_COL2, "tint2"), (ids.MAT_MAP_RCOL, "tint_r"),
+                     (ids.MAT_MAP_GCOL, "tint_g"), (ids.MAT_MAP_BCOL, "tint_b")):
+        v = m.value(cid)
+        if v is not None:
+            slot.extras["3ds_" + key] = list(v)
+    return slot
+
+
+def build_material(c: Chunk, images: list[Image], image_index: dict[str, int], finder: TextureFinder,
+                   warnings: Warnings) -> Material:
+    mat = Material(name=c.value(ids.MAT_NAME, "") or f"Material{c.offset}")
+    ex = mat.extras
+    for cid, attr in ((ids.MAT_AMBIENT, "ambient"), (ids.MAT_DIFFUSE, "base_color"),
+                      (ids.MAT_SPECULAR, "specular_color")):
+        col = color_of(c.find(cid))
+        if col is not None:
+            setattr(mat, attr, col)
+    for cid, key in PERCENT_CHUNKS.items():
+        v = percent_of(c.find(cid))
+        if v is not None:
+            ex["3ds_" + key] = v
+    for cid, key in FLAG_CHUNKS.items():
+        if c.has(cid):
+            ex["3ds_" + key] = 1
+    shading = c.value(ids.MAT_SHADING)
+    if shading is not None:
+        ex["3ds_shading"] = int(shading)
+    wire = c.value(ids.MAT_WIRESIZE)
+    if wire is not None:
+        ex["3ds_wire_size"] = float(wire)
+    mat.two_sided = c.has(ids.MAT_TWO_SIDE)
+    mat.alpha = 1.0 - ex.get("3ds_transparency", 0.0)
+    mat.roughness = 1.0 - ex.get("3ds_shininess", 0.0)
+    mat.specular = ex.get("3ds_shin_strength", 0.0)
+    illum = ex.get("3ds_self_illum", 1.0 if c.has(ids.MAT_SELF_ILLUM) else 0.0)
+    if illum > 0:
+        mat.emission, mat.emission_strength = mat.base_color, illum
+    mat.blend = "ADD" if c.has(ids.MAT_ADDITIVE) else ("BLEND" if mat.alpha < 1.0 else "OPAQUE")
+    for m in c.children:
+        is_mask = m.cid in ids.MASKS
+        if m.cid not in ids.MAPS and not is_mask:
+            continue
+        which = (ids.MASKS if is_mask else ids.MAPS)[m.cid]
+        fname = m.value(ids.MAT_MAPNAME, "") or ""
+        if not fname:
+            continue
+        key = fname.lower()
+        if key not in image_index:
+            path = finder.find(fname)
+            if not path:
+                warnings.warn(f"texture {fname!r} of material {mat.name!r} not found", m.offset, "MATERIAL")
+            image_index[key] = len(images)
+            images.append(Image(name=fname, filepath=path))
+        slot = _map_slot("other" if is_mask else SLOT_KIND[which], m, image_index[key])
+        slot.extras["3ds_map"] = ("mask_" if is_mask else "") + which
+        if which == "opacity" and not is_mask:
+            mat.blend = "BLEND" if mat.blend == "OPAQUE" else mat.blend
+        mat.textures.append(slot)
+    return mat

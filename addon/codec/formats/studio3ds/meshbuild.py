@@ -1,0 +1,98 @@
+"""One 0x4100 triangle mesh -> a neutral Mesh, in bulk.
+
+The caller gives the matrix that takes the stored (world space) points to
+the mesh's local space. Face order is kept: a mirror stays in the object's
+matrix, where Blender keeps normals outward.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import axes
+from ...errors import Warnings
+from ...scene import Mesh
+from . import ids
+from .model import Chunk
+from .normals import smooth_normals
+
+
+def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, path: str) -> np.ndarray:
+    """Pad with zeros or cut so that there is one entry per vertex/face."""
+    if len(arr) == n:
+        return arr
+    warnings.warn(f"{what}: {len(arr)} entries for {n} items; {'padded with zeros' if len(arr) < n else 'cut'}",
+                  offset, path)
+    out = np.zeros((n,) + arr.shape[1:], arr.dtype)
+    out[:min(n, len(arr))] = arr[:n]
+    return out
+
+
+def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict[str, int],
+               warnings: Warnings, path: str) -> Mesh:
+    """material_slots: material name -> Scene.materials index (unknown names get -1)."""
+    verts = tri.value(ids.POINT_ARRAY)
+    verts = np.zeros((0, 3), np.float32) if verts is None else verts
+    nv = len(verts)
+    fc = tri.find(ids.FACE_ARRAY)
+    faces = fc.data if fc is not None else np.zeros((0, 4), np.uint16)
+    nf = len(faces)
+    tris = faces[:, :3].astype(np.int64)
+    keep = (tris < nv).all(axis=1)
+    if not keep.all():
+        warnings.warn(f"{int((~keep).sum())} faces index vertices past the {nv} stored; dropped",
+                      fc.offset, path + "/FACES")
+    groups = np.zeros(nf, np.uint32)
+    slot_of_face = np.full(nf, -1, np.int32)
+    slots: list[int] = []
+    if fc is not None:
+        sg = fc.find(ids.SMOOTH_GROUP)
+        if sg is not None:
+            groups = _fit(sg.data, nf, "smoothing groups", warnings, sg.offset, path + "/FACES/SMOOTHING")
+        for g in fc.find_all(ids.MSH_MAT_GROUP):
+            idx = g.data.faces.astype(np.int64)
+            bad = idx >= nf
+            if bad.any():
+                warnings.warn(f"material {g.data.name!r} lists {int(bad.sum())} faces past the {nf} stored; ignored",
+                              g.offset, path + "/FACES/MATERIAL_GROUP")
+                idx = idx[~bad]
+            if g.data.name not in material_slots:
+                warnings.warn(f"material {g.data.name!r} is not defined in the file", g.offset, path)
+            slot_of_face[idx] = len(slots)
+            slots.append(material_slots.get(g.data.name, -1))
+    if (slot_of_face < 0).any() and slots:
+        slot_of_face[slot_of_face < 0] = len(slots)
+        slots.append(-1)
+    slot_of_face[slot_of_face < 0] = 0
+
+    tris = tris[keep]
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.array_equal(to_local, np.eye(4)):
+            positions = np.array(verts, np.float32)
+        else:
+            positions = axes.apply_points(to_local, verts)
+    if not np.isfinite(positions).all():
+        warnings.warn("non-finite or overflowing vertex coordinates set to 0", tri.offset, path + "/VERTICES")
+        positions = np.nan_to_num(positions, nan=0.0, posinf=0.0, neginf=0.0)
+    corners = tris.ravel().astype(np.uint32)
+    mesh = Mesh(name=name, positions=positions, corners=corners,
+                faces=np.arange(0, len(corners), 3, dtype=np.uint32))
+    kept_groups = groups[keep]
+    mesh.normals = smooth_normals(positions, tris, kept_groups)
+    mesh.face_attributes["smoothing_groups"] = kept_groups.view(np.int32)
+    mesh.face_attributes["face_flags"] = faces[keep, 3].astype(np.int32)
+    mesh.face_material = slot_of_face[keep]
+    mesh.materials = slots or []
+    uv = tri.find(ids.TEX_VERTS)
+    if uv is not None:
+        uvs = _fit(uv.data, nv, "UV coordinates", warnings, uv.offset, path + "/UVS")
+        mesh.uv_layers["UVMap"] = uvs[corners].astype(np.float32)
+    vf = tri.find(ids.POINT_FLAG_ARRAY)
+    if vf is not None:
+        mesh.vertex_attributes["vertex_flags"] = _fit(vf.data.flags, nv, "vertex flags", warnings,
+                                                      vf.offset, path + "/VERTEX_FLAGS").astype(np.int32)
+        if not vf.data.counted:
+            mesh.extras["3ds_vertex_flags_uncounted"] = 1
+    color = tri.value(ids.MESH_COLOR)
+    if color is not None:
+        mesh.extras["3ds_color"] = int(color)
+    return mesh

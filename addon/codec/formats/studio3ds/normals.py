@@ -1,0 +1,110 @@
+"""Smoothing groups -> custom split normals, in bulk.
+
+A face in group 0 is flat. Otherwise a corner's normal is the area-weighted
+sum of the normals of the faces around the same point (same position, so UV
+seams do not break smoothing) whose group mask shares a bit with its own.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# pair expansion per welded point is quadratic in the distinct masks there;
+# beyond this many pairs we only smooth faces with identical masks
+MAX_PAIRS = 20_000_000
+
+
+def face_normals(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """(F, 3) float32, length = twice the area (area weighting); the cross product spelled
+    out per component, which is several times faster than np.cross on large arrays."""
+    p = np.asarray(positions, np.float32)
+    a = np.take(p, tris[:, 0], axis=0)
+    u = np.take(p, tris[:, 1], axis=0) - a
+    v = np.take(p, tris[:, 2], axis=0) - a
+    out = np.empty_like(u)
+    out[:, 0] = u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1]
+    out[:, 1] = u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2]
+    out[:, 2] = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    return out
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = np.sqrt(np.einsum("ij,ij->i", v, v))[:, None]
+    return v / np.where(n > 0, n, 1.0).astype(v.dtype)
+
+
+def weld_ids(positions: np.ndarray) -> np.ndarray:
+    """(V,) id per vertex, equal for vertices at exactly the same point.
+
+    A 64-bit hash of the coordinate bits sorts much faster than the 12-byte
+    records; the result is checked, and on a collision the exact sort is used.
+    """
+    p = np.ascontiguousarray(positions, np.float32).reshape(-1, 3) + np.float32(0.0)   # -0.0 -> 0.0
+    bits = p.view(np.uint32).astype(np.uint64)
+    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ bits[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F) ^ bits[:, 2]
+    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    inv = inv.ravel()
+    if (bits == bits[first[inv]]).all():
+        return inv
+    _, inv = np.unique(p.view(np.dtype((np.void, 12))).ravel(), return_inverse=True)
+    return inv.ravel()
+
+
+def _sum_rows(index: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
+    out = np.empty((n, 3), np.float32)
+    for k in range(3):
+        out[:, k] = np.bincount(index, rows[:, k], minlength=n)
+    return out
+
+
+def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """(F*3, 3) float32 corner normals for triangles `tris` with u32 group masks."""
+    f = len(tris)
+    fn = face_normals(positions, tris)
+    groups = np.asarray(groups, np.uint64)
+    if f == 0 or not groups.any():
+        return np.repeat(_unit(fn), 3, axis=0)
+    smooth_face = groups != 0
+    every = bool(smooth_face.all())
+    sel = slice(None) if every else np.flatnonzero(smooth_face)
+    point = np.take(weld_ids(positions), tris[sel]).ravel()      # welded point per smooth corner
+    masks, mask_of_face = np.unique(groups[sel], return_inverse=True)
+    corner_mask = np.repeat(mask_of_face.ravel(), 3)
+    face_rows = np.repeat(fn[sel], 3, axis=0)
+    n_masks, n_points = len(masks), int(point.max()) + 1
+    if n_points * n_masks <= 4 * len(point) + 1024:
+        # few distinct masks: sum into a dense (point, mask) table, no sort needed
+        key = point * n_masks + corner_mask
+        sums = _sum_rows(key, face_rows, n_points * n_masks).reshape(n_points, n_masks, 3)
+        share = (masks[:, None] & masks[None, :]) != 0                 # mask a collects mask b
+        acc = sums if n_masks == 1 else np.einsum("pbk,ab->pak", sums, share.astype(sums.dtype))
+        normals = np.take(_unit(acc.reshape(-1, 3)), key, axis=0)
+    else:
+        normals = _sparse(point, masks[corner_mask], face_rows)
+    if every:
+        return normals.astype(np.float32, copy=False)
+    out = np.repeat(_unit(fn), 3, axis=0)
+    out[np.repeat(smooth_face, 3)] = normals
+    return out
+
+
+def _sparse(point: np.ndarray, mask: np.ndarray, face_rows: np.ndarray) -> np.ndarray:
+    """Corner normals for many distinct masks: sort (point, mask) keys, then pair up keys per point."""
+    keys = (point.astype(np.uint64) << np.uint64(32)) | mask
+    uniq, inv = np.unique(keys, return_inverse=True)
+    inv = inv.ravel()
+    sums = _sum_rows(inv, face_rows, len(uniq))
+    upoint, umask = uniq >> np.uint64(32), uniq & np.uint64(0xFFFFFFFF)
+    # all pairs (a, b) of keys at the same point: a collects b when their masks share a bit
+    starts = np.r_[0, np.flatnonzero(np.diff(upoint)) + 1]
+    counts = np.diff(np.r_[starts, len(uniq)])
+    per_key = np.repeat(counts, counts)
+    if not (umask & (umask - np.uint64(1))).any() or int(per_key.sum()) > MAX_PAIRS:
+        acc = sums                        # one bit per face: faces share exactly when their masks are equal
+    else:
+        a = np.repeat(np.arange(len(uniq)), per_key)
+        first = np.repeat(np.repeat(starts, counts), per_key)
+        within = np.arange(len(a)) - np.repeat(np.cumsum(per_key) - per_key, per_key)
+        b = first + within
+        ok = (umask[a] & umask[b]) != 0
+        acc = _sum_rows(a[ok], sums[b[ok]], len(uniq))
+    return np.take(_unit(acc), inv, axis=0)

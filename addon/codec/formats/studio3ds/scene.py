@@ -1,0 +1,320 @@
+"""Model -> neutral Scene for .3ds.
+
+3DS coordinates are right-handed with Z up and UV origin bottom-left, like
+Blender's, so the basis is the identity and no winding change comes from axes;
+mesh points are stored in world space and are made local here.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ... import axes
+from ...errors import Warnings
+from ...scene import Animation, Mesh, Node, Scene
+from . import ids
+from .camlight import build_camera, build_light, look_at
+from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
+from .materials import TextureFinder, build_material, color_of
+from .meshbuild import build_mesh
+from .model import Chunk, Model
+from .options import ImportOptions
+from .tracks_in import node_channels
+
+BASIS = np.eye(3)            # 3DS axes are Blender's
+HIDDEN = 0x800               # 0xB010 flags1 bit
+
+
+def mesh_matrix(tri: Chunk, warnings: Warnings, path: str) -> np.ndarray:
+    """0x4160 as a 4x4 column-vector matrix: the rows as written are its columns."""
+    m = np.eye(4)
+    v = tri.value(ids.MESH_MATRIX)
+    if v is None or len(v) < 12:
+        return m
+    m[:3, :4] = np.asarray(v[:12], np.float64).reshape(4, 3).T
+    if abs(np.linalg.det(m[:3, :3])) < 1e-12:
+        warnings.warn("object matrix (0x4160) is singular; identity used", tri.offset, path + "/MATRIX")
+        return np.eye(4)
+    return m
+
+
+def _translate(v) -> np.ndarray:
+    m = np.eye(4)
+    m[:3, 3] = v
+    return m
+
+
+class _Builder:
+    def __init__(self, model: Model, options: ImportOptions, warnings: Warnings):
+        self.sc = Scene()
+        self.opt = options
+        self.w = warnings
+        self.ed = model.editor()
+        self.objects: dict[str, Chunk] = {}
+        self.mesh_cache: dict[tuple, int] = {}
+        self.used: set[str] = set()
+        self.mat_slots: dict[str, int] = {}
+        if self.ed is None:
+            warnings.warn("no 3D editor chunk (0x3D3D): the file holds no objects", 0, "MAIN")
+            return
+        finder = TextureFinder(model.source, options.image_search_folder)
+        image_index: dict[str, int] = {}
+        for c in self.ed.find_all(ids.MAT_ENTRY):
+            mat = build_material(c, self.sc.images, image_index, finder, warnings)
+            if mat.name in self.mat_slots:
+                warnings.warn(f"material {mat.name!r} defined twice; the first one is used", c.offset, "MATERIAL")
+                continue
+            self.mat_slots[mat.name] = len(self.sc.materials)
+            self.sc.materials.append(mat)
+        self.sc.world_ambient = color_of(self.ed.find(ids.AMBIENT_LIGHT))
+        self.sc.world_background = color_of(self.ed.find(ids.SOLID_BGND))
+        for o in self.ed.find_all(ids.OBJECT):
+            if o.data in self.objects:
+                warnings.warn(f"object name {o.data!r} used twice; the second is imported as a copy", o.offset,
+                              "EDITOR")
+                self.objects[f"{o.data}#{o.offset}"] = o
+            else:
+                self.objects[o.data] = o
+
+    # -- pieces -------------------------------------------------------------
+    def _mesh(self, name: str, tri: Chunk, to_local: np.ndarray, key: tuple) -> int:
+        if key not in self.mesh_cache:
+            path = f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH'
+            self.mesh_cache[key] = len(self.sc.meshes)
+            self.sc.meshes.append(build_mesh(name, tri, to_local, self.mat_slots, self.w, path))
+        return self.mesh_cache[key]
+
+    def _object_flags(self, node: Node, obj: Chunk) -> None:
+        node.hide = node.hide or obj.has(ids.OBJ_HIDDEN)
+        node.cast_shadow = not obj.has(ids.OBJ_DOESNT_CAST)
+        for cid, key in ((ids.OBJ_DONT_RCVSHADOW, "no_receive_shadows"), (ids.OBJ_MATTE, "matte"),
+                         (ids.OBJ_FAST, "fast"), (ids.OBJ_FROZEN, "frozen"), (ids.OBJ_VIS_LOFTER, "lofter")):
+            if obj.has(cid):
+                node.extras["3ds_" + key] = 1
+
+    def _add(self, node: Node) -> int:
+        return self.sc.add_node(node)
+
+    def _target(self, name: str, pos, parent: int = -1) -> int:
+        return self._add(Node(name=f"{name}.Target", kind="EMPTY", matrix=_translate(pos), parent=parent,
+                              extras={"3ds_target_of": name}))
+
+    def static_object(self, name: str, obj: Chunk) -> None:
+        """An object without keyframer node: its points are already in place."""
+        tri = obj.find(ids.N_TRI_OBJECT)
+        cam = obj.find(ids.N_CAMERA)
+        light = obj.find(ids.N_DIRECT_LIGHT)
+        if tri is not None:
+            m = mesh_matrix(tri, self.w, f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH')
+            mesh = self._mesh(name, tri, np.linalg.inv(m), (name, "static"))
+            node = Node(name=obj.data, kind="MESH", data=mesh, matrix=m)
+        elif cam is not None:
+            data, pos, tgt, roll = build_camera(obj.data, cam)
+            self.sc.cameras.append(data)
+            node = Node(name=obj.data, kind="CAMERA", data=len(self.sc.cameras) - 1, matrix=look_at(pos, tgt, roll))
+            node.target = self._target(obj.data, tgt)
+        elif light is not None:
+            data, pos, tgt = build_light(obj.data, light)
+            self.sc.lights.append(data)
+            node = Node(name=obj.data, kind="LIGHT", data=len(self.sc.lights) - 1,
+                        matrix=look_at(pos, tgt) if tgt is not None else _translate(pos))
+            if tgt is not None:
+                node.target = self._target(obj.data, tgt)
+        else:
+            self.w.warn(f"object {name!r} has no mesh, camera or light; imported as an empty", obj.offset, "EDITOR")
+            node = Node(name=obj.data, kind="EMPTY")
+        self._object_flags(node, obj)
+        self._add(node)
+
+    def keyframed(self, kf: Chunk, nodes: list[KfNode]) -> list[int]:
+        """Scene node index per keyframer node (-1 when it made none)."""
+        world0 = world_matrices(nodes, 0.0)
+        scene_of = [-1] * len(nodes)
+        by_name_tag = {(n.tag, n.name): i for i, n in enumerate(nodes)}
+        for i in order_parents_first(nodes):
+            n = nodes[i]
+            parent = scene_of[n.parent] if n.parent >= 0 else -1
+            parent_world = world0[n.parent] if n.parent >= 0 else np.eye(4)
+            local = axes.compose(*node_trs(n, 0.0))
+            node = Node(name=n.display_name, matrix=local, parent=parent,
+                        hide=bool(n.flags1 & HIDDEN),
+                        extras={"3ds_node_id": int(n.node_id), "3ds_node_flags": [int(n.flags1), int(n.flags2)]})
+            if n.display_name != n.name:
+                node.extras["source_name"] = n.name
+            if n.instance:
+                node.extras["3ds_instance"] = n.instance
+            if any(n.pivot):
+                node.extras["3ds_pivot"] = [float(x) for x in n.pivot]
+            obj = self.objects.get(n.name)
+            if n.tag == ids.OBJECT_NODE_TAG and not n.is_dummy:
+                tri = obj.find(ids.N_TRI_OBJECT) if obj is not None else None
+                if tri is None:
+                    self.w.warn(f"keyframer node {n.name!r} names no mesh object; imported as an empty",
+                                n.chunk.offset, "KEYFRAMER")
+                else:
+                    self.used.add(n.name)
+                    path = f'MAIN/EDITOR/OBJECT "{n.name}"/TRIMESH'
+                    to_local = _translate(-np.asarray(n.pivot)) @ np.linalg.inv(mesh_matrix(tri, self.w, path))
+                    # the stored points are M * local in the object's own index order, so the local
+                    # mesh keeps its winding; a mirror stays in the node matrix (Blender keeps
+                    # normals outward under negative scale)
+                    node.kind, node.data = "MESH", self._mesh(n.name, tri, to_local,
+                                                              (n.name, tuple(n.pivot)))
+                    self._object_flags(node, obj)
+            elif n.tag in (ids.CAMERA_NODE_TAG, ids.LIGHT_NODE_TAG, ids.SPOTLIGHT_NODE_TAG):
+                self._camlight(n, i, node, obj, nodes, world0, by_name_tag, parent_world)
+            elif n.tag in (ids.TARGET_NODE_TAG, ids.L_TARGET_NODE_TAG):
+                node.name = f"{n.name}.Target"
+                node.extras["3ds_target_of"] = n.name
+            elif n.tag == ids.AMBIENT_NODE_TAG:
+                continue
+            scene_of[i] = self._add(node)
+        # aim cameras and spots at their target nodes
+        for i, n in enumerate(nodes):
+            if n.tag in (ids.TARGET_NODE_TAG, ids.L_TARGET_NODE_TAG) and scene_of[i] >= 0:
+                owner_tag = ids.CAMERA_NODE_TAG if n.tag == ids.TARGET_NODE_TAG else ids.SPOTLIGHT_NODE_TAG
+                j = by_name_tag.get((owner_tag, n.name), -1)
+                if j >= 0 and scene_of[j] >= 0:
+                    self.sc.nodes[scene_of[j]].target = scene_of[i]
+        return scene_of
+
+    def _camlight(self, n, i, node, obj, nodes, world0, by_name_tag, parent_world) -> None:
+        sub = None if obj is None else obj.find(ids.N_CAMERA if n.tag == ids.CAMERA_NODE_TAG else ids.N_DIRECT_LIGHT)
+        if sub is None:
+            self.w.warn(f"keyframer node {n.name!r} names no such camera or light; imported as an empty",
+                        n.chunk.offset, "KEYFRAMER")
+            return
+        self.used.add(n.name)
+        roll = 0.0
+        if n.tag == ids.CAMERA_NODE_TAG:
+            data, pos, tgt, roll = build_camera(n.name, sub)
+            self.sc.cameras.append(data)
+            node.kind, node.data = "CAMERA", len(self.sc.cameras) - 1
+            roll_track = n.tracks.get(ids.ROLL_TRACK)
+            if roll_track is not None and len(roll_track):
+                roll = float(roll_track.values[0, 0])
+            tag = ids.TARGET_NODE_TAG
+        else:
+            data, pos, tgt = build_light(n.name, sub)
+            self.sc.lights.append(data)
+            node.kind, node.data = "LIGHT", len(self.sc.lights) - 1
+            tag = ids.L_TARGET_NODE_TAG
+        if ids.POS_TRACK in n.tracks and len(n.tracks[ids.POS_TRACK]):
+            pos = world0[i][:3, 3]
+        j = by_name_tag.get((tag, n.name), -1)
+        if j >= 0 and ids.POS_TRACK in nodes[j].tracks and len(nodes[j].tracks[ids.POS_TRACK]):
+            tgt = world0[j][:3, 3]
+        world = look_at(pos, tgt, roll) if tgt is not None else _translate(pos)
+        node.matrix = np.linalg.inv(parent_world) @ world
+        self._object_flags(node, obj)
+
+
+def _filter(sc: Scene, kinds: set[str]) -> None:
+    """Drop nodes of unwanted kinds; their children move up, keeping their world placement."""
+    keep = [n.kind in kinds for n in sc.nodes]
+    if all(keep):
+        return
+    new_index, out = {}, []
+    for i, n in enumerate(sc.nodes):
+        if keep[i]:
+            new_index[i] = len(out)
+            out.append(n)
+    for n in out:
+        while n.parent >= 0 and not keep[n.parent]:
+            p = sc.nodes[n.parent]
+            n.matrix = p.matrix @ n.matrix
+            n.parent = p.parent
+        n.parent = new_index.get(n.parent, -1)
+        n.target = new_index.get(n.target, -1)
+    for a in sc.animations:
+        a.channels = [c for c in a.channels if keep[c.target]]
+        for c in a.channels:
+            c.target = new_index[c.target]
+    sc.nodes[:] = out
+
+
+def _apply_transforms(sc: Scene) -> None:
+    """Bake each mesh node's frame-0 world matrix into its own copy of the mesh; unparent all."""
+    worlds = [sc.world_matrix(i) for i in range(len(sc.nodes))]
+    meshes: list[Mesh] = []
+    for n, world in zip(sc.nodes, worlds):
+        if n.kind == "MESH":
+            src = sc.meshes[n.data]
+            m = Mesh(name=src.name, positions=axes.apply_points(world, src.positions), corners=src.corners,
+                     faces=src.faces, uv_layers=src.uv_layers, face_material=src.face_material,
+                     materials=src.materials, face_attributes=src.face_attributes,
+                     vertex_attributes=src.vertex_attributes, extras=dict(src.extras))
+            m.normals = axes.apply_normals(world, src.normals) if src.normals is not None else None
+            if axes.mirrors(world):
+                order = axes.reverse_winding(m.corners, m.faces)
+                m.corners = m.corners[order]
+                m.normals = m.normals[order] if m.normals is not None else None
+                m.uv_layers = {k: v[order] for k, v in m.uv_layers.items()}
+            n.data, world = len(meshes), np.eye(4)
+            meshes.append(m)
+        n.matrix, n.parent, n.matrix_parent_inverse = world, -1, np.eye(4)
+    sc.meshes[:] = meshes
+
+
+def _scale(sc: Scene, k: float) -> None:
+    for n in sc.nodes:
+        n.matrix = n.matrix.copy()
+        n.matrix[:3, 3] *= k
+    for m in sc.meshes:
+        m.positions = m.positions * np.float32(k)
+    for a in sc.animations:
+        for c in a.channels:
+            if c.path == "location":
+                c.values = c.values * k
+
+
+def to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene:
+    # junk floats in a damaged file overflow harmlessly; what matters is reported as warnings
+    with np.errstate(all="ignore"):
+        return _to_scene(model, options, warnings)
+
+
+def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene:
+    b = _Builder(model, options, warnings)
+    sc = b.sc
+    if b.ed is None:
+        return sc
+    kf = model.keyframer()
+    nodes = read_nodes(kf, warnings) if kf is not None and options.use_hierarchy else []
+    scene_of = b.keyframed(kf, nodes) if nodes else []
+    for name, obj in b.objects.items():
+        if name not in b.used:
+            b.static_object(name, obj)
+    if kf is not None:
+        seg = kf.value(ids.KFSEG)
+        hdr = kf.value(ids.KFHDR)
+        if seg is not None:
+            sc.frame_start, sc.frame_end = int(seg[0]), int(seg[1])
+        anim = Animation(name=(hdr[1] if hdr and hdr[1] else Path(model.source).stem or "Scene"),
+                         frame_start=float(seg[0]) if seg else 0.0, frame_end=float(seg[1]) if seg else 0.0)
+        if hdr:
+            anim.extras["3ds_kf_revision"], anim.extras["3ds_kf_length"] = int(hdr[0]), int(hdr[2])
+        if options.use_keyframes and not options.apply_transform:
+            for i, n in enumerate(nodes):
+                if scene_of[i] >= 0:
+                    node = sc.nodes[scene_of[i]]
+                    anim.channels += node_channels(n, scene_of[i], node, sc, warnings)
+        if anim.channels:
+            sc.animations.append(anim)
+    if options.apply_transform:
+        _apply_transforms(sc)
+    master = float(b.ed.value(ids.MASTER_SCALE, 1.0) or 1.0)
+    sc.metadata["3ds_master_scale"] = master
+    if options.use_master_scale and master != 1.0:
+        _scale(sc, master)
+    types = options.object_types
+    kinds = {k.strip().upper() for k in (types.split(",") if isinstance(types, str) else types) if k.strip()}
+    _filter(sc, kinds)
+    version = model.version()
+    if version is not None:
+        sc.metadata["3ds_version"] = int(version)
+    mv = b.ed.value(ids.MESH_VERSION)
+    if mv is not None:
+        sc.metadata["3ds_mesh_version"] = int(mv)
+    return sc

@@ -1,0 +1,77 @@
+"""Keyframer tracks -> neutral animation channels on node targets.
+
+TCB and ease values have no exact Blender equivalent: channels that carry
+them are BEZIER (Blender's auto handles are the closest smooth curve), and
+the raw values are kept in the node's extras for the round trip.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import Warnings
+from ...scene import Channel, Node, Scene
+from . import ids
+from .camlight import blender_lens
+from .keyframer import KfNode, rotation_path
+from .model import Track
+
+TRACK_KEYS = {ids.POS_TRACK: "pos", ids.ROT_TRACK: "rot", ids.SCL_TRACK: "scl", ids.FOV_TRACK: "fov",
+              ids.ROLL_TRACK: "roll", ids.COL_TRACK: "col", ids.MORPH_TRACK: "morph", ids.HOT_TRACK: "hot",
+              ids.FALL_TRACK: "fall", ids.HIDE_TRACK: "hide"}
+
+
+def _interp(t: Track) -> str:
+    return "BEZIER" if (t.key_flags & 0x1F).any() else "LINEAR"
+
+
+def keep_track_extras(node: Node, cid: int, t: Track) -> None:
+    """Loop flags, the reserved bytes, key flags and TCB values, JSON-like."""
+    key = "3ds_track_" + TRACK_KEYS[cid]
+    node.extras[key + "_flags"] = int(t.flags)
+    if any(t.reserved):
+        node.extras[key + "_reserved"] = list(t.reserved)
+    if (t.key_flags != 0).any():
+        node.extras[key + "_key_flags"] = [int(x) for x in t.key_flags]
+        node.extras[key + "_tcb"] = [float(x) for x in np.nan_to_num(t.tcb, nan=0.0).ravel()]
+
+
+def node_channels(n: KfNode, target: int, node: Node, sc: Scene, warnings: Warnings) -> list[Channel]:
+    out: list[Channel] = []
+    for cid, t in n.tracks.items():
+        keep_track_extras(node, cid, t)
+        if len(t) == 0:
+            continue
+        frames = t.frames.astype(np.float64)
+        if np.any(np.diff(frames) <= 0):
+            warnings.warn(f"track 0x{cid:04X} of node {n.name!r} has frames out of order; keys sorted",
+                          n.chunk.offset, "KEYFRAMER")
+        order = np.argsort(frames, kind="stable")
+        frames = frames[order]
+        if cid in (ids.ROLL_TRACK, ids.MORPH_TRACK, ids.HOT_TRACK):
+            node.extras["3ds_track_" + TRACK_KEYS[cid] + "_keys"] = (
+                [[float(f), v] for f, v in zip(frames, [t.values[k] for k in order])] if cid == ids.MORPH_TRACK
+                else [[float(f), float(v)] for f, v in zip(frames, t.values[order, 0])])
+            continue
+        if len(t) < 2 and cid != ids.HIDE_TRACK:
+            continue                      # one key: the static value, already in the node
+        interp = _interp(t)
+        if cid == ids.POS_TRACK:
+            out.append(Channel(target, "location", frames, t.values[order].astype(np.float64), interpolation=interp))
+        elif cid == ids.ROT_TRACK:
+            rf, rq = rotation_path(t)
+            out.append(Channel(target, "rotation_quaternion", rf, rq, interpolation=interp))
+        elif cid == ids.SCL_TRACK:
+            out.append(Channel(target, "scale", frames, t.values[order].astype(np.float64), interpolation=interp))
+        elif cid == ids.FOV_TRACK and node.kind == "CAMERA":
+            lens = blender_lens(t.values[order, 0].astype(np.float64))
+            out.append(Channel(target, "data.lens", frames, lens[:, None], interpolation=interp))
+        elif cid == ids.COL_TRACK and node.kind == "LIGHT":
+            out.append(Channel(target, "data.color", frames, t.values[order].astype(np.float64), interpolation=interp))
+        elif cid == ids.FALL_TRACK and node.kind == "LIGHT":
+            out.append(Channel(target, "data.spot_size", frames, np.radians(t.values[order].astype(np.float64)),
+                               interpolation=interp))
+        elif cid == ids.HIDE_TRACK:
+            # each key toggles visibility, starting visible
+            hidden = (np.arange(len(frames)) % 2 == 0).astype(np.float64)
+            out.append(Channel(target, "hide_viewport", frames, hidden[:, None], interpolation="CONSTANT"))
+    return out

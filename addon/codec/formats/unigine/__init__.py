@@ -1,0 +1,88 @@
+"""UNIGINE .mesh (ms11) and .anim (an10): two formats sharing one model.
+
+For timing (benchmarks): read.read_mesh(bytes, Warnings) / write.write_mesh(model),
+scene.mesh_to_scene(model, ImportOptions(), Warnings) and
+export.scene_to_mesh(scene, ExportOptions(), Warnings); the same for .anim
+with read_anim / write_anim / anim_to_scene / scene_to_anim.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import FormatError, Warnings
+from ...registry import FormatSpec
+from ...scene import Scene
+from . import pose
+from .export import anim_placeholder, scene_to_mesh
+from .export_anim import armature_bones, build_tracks
+from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, Bounds, MeshFile
+from .options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
+from .read import read_anim, read_mesh
+from .scene import anim_to_scene, mesh_to_scene
+from .write import write_anim, write_mesh
+
+
+def _sniff(prefix: bytes):
+    # any version of the family: the reader then names an unsupported one
+    return lambda head, name: head[:2] == prefix and head[2:4].isdigit()
+
+
+def _read_mesh(path: Path, opts: ImportOptions, warnings: Warnings) -> MeshFile:
+    m = read_mesh(Path(path).read_bytes(), warnings)
+    m.name = Path(path).stem
+    return m
+
+
+def _read_anim(path: Path, opts: AnimImportOptions, warnings: Warnings) -> AnimFile:
+    a = read_anim(Path(path).read_bytes(), warnings)
+    a.name = Path(path).stem
+    return a
+
+
+def _encode_mesh(m: MeshFile, target: Path) -> dict[Path, bytes]:
+    out = {Path(target): write_mesh(m)}
+    if m.companion is not None:
+        out[Path(target).with_suffix(".anim")] = write_anim(m.companion)
+    return out
+
+
+def rest_from_mesh(path: str | Path, warnings: Warnings) -> dict[str, np.ndarray]:
+    """Parent-local rest matrices by bone name, from a .mesh's bind pose."""
+    m = read_mesh(Path(path).read_bytes(), Warnings())
+    local = pose.bind_local(m.bind)
+    return {b.name: local[i] for i, b in enumerate(m.bones)}
+
+
+def _anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings) -> Scene:
+    rest = None
+    if opts.rest_mesh:
+        try:
+            rest = rest_from_mesh(opts.rest_mesh, warnings)
+        except FormatError as e:
+            raise e.in_file(opts.rest_mesh)
+    return anim_to_scene(a, opts, warnings, rest)
+
+
+def scene_to_anim(scene: Scene, opts: AnimExportOptions, warnings: Warnings) -> AnimFile:
+    _, _, bones, bind, _ = armature_bones(scene, warnings)
+    if not bones:
+        raise FormatError("an .anim needs an armature (or the rest pose of the .anim it came from)")
+    tracks = build_tracks(scene, bones, bind, quantized=True, warnings=warnings)
+    if not tracks:
+        warnings.warn("no action animates a bone of the armature; the .anim holds no animation")
+    return AnimFile(Bounds(anim_placeholder()), bones, bind, tracks)
+
+
+FORMAT = [
+    FormatSpec(
+        name="unigine-mesh", label="UNIGINE Mesh", extensions=(".mesh",), sniff=_sniff(MESH_MAGIC[:2]),
+        read=_read_mesh, encode=_encode_mesh, to_scene=mesh_to_scene, from_scene=scene_to_mesh,
+        import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode()),
+    FormatSpec(
+        name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
+        read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},
+        to_scene=_anim_to_scene, from_scene=scene_to_anim,
+        import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode()),
+]

@@ -1,0 +1,206 @@
+"""Neutral Scene -> UNIGINE model: meshes merged into surfaces, armature, animations.
+
+The conventions (basis, UV flip, attribute names) come from scene.py. Surfaces
+are made per material or per object; within a surface, coordinate vertices
+are the Blender vertices its triangles use, and triangle vertices are the
+distinct per-corner records (UVs, colour, tangent quaternion).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import FormatError, Warnings
+from ...scene import Mesh, Scene
+from . import bounds, tangent
+from .export_anim import armature_bones, build_tracks
+from .dedupe import unique_in_order
+from .geometry import corner_frames, triangulate
+from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
+from .options import ExportOptions
+from .scene import BASIS, COLOR_NAME, uv_from_blender
+
+
+MAX_SURFACES = 32768      # the format page's limit
+MAX_BONES = 32767         # bone and parent indices are signed shorts
+
+
+def _mesh_nodes(scene: Scene) -> list[tuple[int, int]]:
+    """(node, mesh) pairs; meshes no node shows are taken as they are."""
+    pairs = [(i, n.data) for i, n in enumerate(scene.nodes) if n.kind == "MESH" and 0 <= n.data < len(scene.meshes)]
+    shown = {m for _, m in pairs}
+    return pairs + [(-1, m) for m in range(len(scene.meshes)) if m not in shown]
+
+
+def _placed(scene: Scene, node: int, arm_node: int) -> np.ndarray:
+    """The mesh's matrix in the file's space: world, or relative to the armature it is skinned to."""
+    if node < 0:
+        return np.eye(4)
+    m = scene.world_matrix(node)
+    if arm_node >= 0:
+        m = np.linalg.inv(scene.world_matrix(arm_node)) @ m
+    b4 = np.eye(4)
+    b4[:3, :3] = BASIS
+    return np.linalg.inv(b4) @ m @ b4
+
+
+_IDENTITY_BASIS = np.array_equal(BASIS, np.eye(3))
+
+
+def _apply(xf: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Points placed by a 4x4 (float64 arithmetic, float32 result); the identity copies nothing."""
+    if np.array_equal(xf, np.eye(4)):
+        return np.asarray(points, np.float32)
+    return (np.asarray(points, np.float64) @ xf[:3, :3].T + xf[:3, 3]).astype(np.float32)
+
+
+class _Part:
+    """One mesh object's triangles, ready to cut into surfaces."""
+
+    def __init__(self, scene: Scene, node: int, mesh: Mesh, arm_node: int, bone_map, warnings: Warnings):
+        self.name = scene.nodes[node].name if node >= 0 else mesh.name
+        xf = _placed(scene, node, arm_node)
+        self.tri_corners = triangulate(mesh)                    # (T, 3) corner indices
+        self.positions = _apply(xf, mesh.positions)
+        self.keys = [(k.name, _apply(xf, k.positions)) for k in mesh.shape_keys]
+        corner = self.tri_corners.reshape(-1)
+        self.vertex = mesh.corners.astype(np.int64)[corner]
+        uvs = list(mesh.uv_layers.values())
+        self.uv0 = uv_from_blender(uvs[0][corner]) if uvs else None
+        self.uv1 = uv_from_blender(uvs[1][corner]) if len(uvs) > 1 else None
+        if len(uvs) > 2:
+            warnings.warn(f"mesh {mesh.name!r}: only 2 of its {len(uvs)} UV layers are written")
+        cols = mesh.colors.get(COLOR_NAME, next(iter(mesh.colors.values()), None))
+        self.colors = None if cols is None else \
+            np.clip(np.round(np.asarray(cols)[corner] * 255), 0, 255).astype(np.uint8)
+        normal, tan, sign = corner_frames(mesh, self.positions, self.tri_corners, xf)
+        # quaternions are made after de-duplication, once per triangle vertex
+        self.frame = np.empty((len(corner), 7), np.float32)
+        self.frame[:, 0:3] = normal if _IDENTITY_BASIS else normal @ BASIS
+        self.frame[:, 3:6] = tan if _IDENTITY_BASIS else tan @ BASIS
+        self.frame[:, 6] = sign
+        fm = mesh.face_material if mesh.face_material is not None else np.zeros(len(mesh.faces), np.int32)
+        slots = np.asarray(fm, np.int64)[_face_of_triangle(mesh, self.tri_corners)]
+        mats = np.asarray(mesh.materials or [-1], np.int64)
+        self.material = mats[np.clip(slots, 0, len(mats) - 1)]
+        self.skin = _skin_arrays(mesh, bone_map, warnings) if mesh.skin is not None and bone_map is not None else None
+
+
+def _face_of_triangle(mesh: Mesh, tri_corners: np.ndarray) -> np.ndarray:
+    starts = np.asarray(mesh.faces, np.int64)
+    return np.searchsorted(starts, tri_corners[:, 0], side="right") - 1
+
+
+def _skin_arrays(mesh: Mesh, bone_map: np.ndarray, warnings: Warnings):
+    """At most 4 weights per vertex, renormalised and quantized to sum to 65535."""
+    joints = np.asarray(mesh.skin.joints, np.int64)
+    w = np.where(joints >= 0, np.asarray(mesh.skin.weights, np.float64), 0.0)
+    w = np.where(w > 0, w, 0.0)
+    order = np.argsort(-w, axis=1, kind="stable")
+    w = np.take_along_axis(w, order, 1)
+    joints = np.take_along_axis(joints, order, 1)
+    if w.shape[1] > MAX_WEIGHTS:
+        dropped = int((w[:, MAX_WEIGHTS:] > 0).any(1).sum())
+        if dropped:
+            warnings.warn(f"mesh {mesh.name!r}: {dropped} vertices had more than {MAX_WEIGHTS} weights; "
+                          f"the smallest were dropped and the rest renormalised")
+        w, joints = w[:, :MAX_WEIGHTS], joints[:, :MAX_WEIGHTS]
+    pad = MAX_WEIGHTS - w.shape[1]
+    if pad > 0:
+        w = np.pad(w, ((0, 0), (0, pad)))
+        joints = np.pad(joints, ((0, 0), (0, pad)), constant_values=-1)
+    total = w.sum(1, keepdims=True)
+    q = np.round(w / np.where(total > 0, total, 1.0) * WEIGHT_SCALE)
+    # the rounding remainder goes to the largest weight so that each sum is 65535
+    q[:, 0] += np.where(total[:, 0] > 0, WEIGHT_SCALE - q.sum(1), 0)
+    q = q.astype(np.uint16)
+    bones = np.where(joints >= 0, bone_map[np.clip(joints, 0, len(bone_map) - 1)], 0)
+    return q, bones
+
+
+def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list[str]) -> Surface:
+    """Cut the selected triangles of several parts into one surface."""
+    v_off = np.cumsum([0] + [len(p.positions) for p, _ in parts])
+    vertex = np.concatenate([(p.vertex if sel.all() else p.vertex.reshape(-1, 3)[sel].reshape(-1)) + o
+                             for (p, sel), o in zip(parts, v_off)])
+    used, coord = np.unique(vertex, return_inverse=True)
+    positions = np.concatenate([p.positions for p, _ in parts])
+    def rows(attr, width, dtype):
+        out = []
+        for p, sel in parts:
+            a = getattr(p, attr)
+            n = int(sel.sum()) * 3
+            if a is None:
+                out.append(np.zeros((n, width), dtype))
+            else:
+                out.append(a if n == len(a) else a.reshape(-1, 3, width)[sel].reshape(n, width))
+        return out[0].astype(dtype, copy=False) if len(out) == 1 else np.concatenate(out).astype(dtype)
+
+    frame = rows("frame", 7, "<f4")
+    # split data written only when some part has it
+    optional = {attr: rows(attr, width, dtype) for attr, width, dtype in
+                (("uv0", 2, "<f4"), ("uv1", 2, "<f4"), ("colors", 4, "u1"))
+                if any(getattr(p, attr) is not None for p, _ in parts)}
+    fields = [frame, *optional.values()]
+    record = np.concatenate([np.ascontiguousarray(f).view(np.uint8).reshape(len(vertex), -1) for f in fields], 1)
+    first, tri = unique_in_order(record, coord)
+    surf = Surface(name)
+    uniq = frame[first]
+    base = MorphTarget(key_names[0] if key_names else "base", positions[used],
+                       tangent.encode(uniq[:, 0:3], uniq[:, 3:6], uniq[:, 6]))
+    surf.targets.append(base)
+    for k in key_names[1:]:
+        kpos = np.concatenate([dict(p.keys).get(k, p.positions) for p, _ in parts])
+        surf.targets.append(MorphTarget(k, kpos[used], base.tangents))
+    for attr, arr in optional.items():
+        setattr(surf, attr, arr[first])
+    surf.coord_indices = coord.astype(np.uint32)
+    surf.tri_indices = tri.astype(np.uint32)
+    if any(p.skin is not None for p, _ in parts):
+        q = np.concatenate([p.skin[0] if p.skin is not None else np.zeros((len(p.positions), 4), np.uint16)
+                            for p, _ in parts])[used]
+        b = np.concatenate([p.skin[1] if p.skin is not None else np.zeros((len(p.positions), 4), np.int64)
+                            for p, _ in parts])[used]
+        counts = (q > 0).sum(1).astype(np.uint8)
+        surf.weights = Weights(counts, np.where(q > 0, b, 0).astype(np.int16), q)
+    surf.bounds = bounds.of_points(base.positions)
+    return surf
+
+
+def scene_to_mesh(scene: Scene, opts: ExportOptions, warnings: Warnings) -> MeshFile:
+    if opts.surfaces_from not in ("MATERIAL", "OBJECT"):
+        raise FormatError(f"surfaces_from must be MATERIAL or OBJECT, not {opts.surfaces_from!r}")
+    m = MeshFile()
+    arm_index, arm_node, bones, bind, bone_map = armature_bones(scene, warnings)
+    if len(bones) > MAX_BONES:
+        raise FormatError(f"{len(bones)} bones: bone indices are shorts, at most {MAX_BONES} bones fit")
+    m.bones, m.bind = bones, bind
+    parts = [_Part(scene, node, scene.meshes[mi], arm_node, bone_map, warnings) for node, mi in _mesh_nodes(scene)]
+    if not parts:
+        raise FormatError("nothing to export: the scene has no mesh")
+    groups: dict[str, list] = {}
+    for p in parts:
+        if opts.surfaces_from == "OBJECT":
+            groups.setdefault(p.name, []).append((p, np.ones(len(p.tri_corners), bool)))
+            continue
+        for mat in np.unique(p.material):
+            label = scene.materials[mat].name if 0 <= mat < len(scene.materials) else p.name
+            groups.setdefault(label, []).append((p, p.material == mat))
+    if len(groups) > MAX_SURFACES:
+        raise FormatError(f"{len(groups)} surfaces: UNIGINE meshes hold at most {MAX_SURFACES}")
+    for label, members in groups.items():
+        key_names = []
+        for p, _ in members:
+            key_names += [k for k, _ in p.keys if k not in key_names]
+        m.surfaces.append(_surface(label, members, key_names))
+    m.bounds = bounds.of_surfaces(m.surfaces)
+    tracks = build_tracks(scene, bones, bind, quantized=not opts.embed_animations, warnings=warnings)
+    if opts.embed_animations:
+        m.animations = tracks
+    elif tracks:
+        m.companion = AnimFile(Bounds(anim_placeholder()), bones, bind, tracks)
+    return m
+
+
+def anim_placeholder() -> np.ndarray:
+    """The file-level bounds real .anim files carry: min 1e9, max -1e9, radius -1."""
+    return np.array([1e9] * 3 + [-1e9] * 3 + [0.0] * 3 + [-1.0], np.float32)

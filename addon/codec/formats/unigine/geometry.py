@@ -1,0 +1,92 @@
+"""Mesh helpers for export: fan triangulation and per-corner tangent frames, in bulk."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...scene import Mesh
+from .dedupe import group
+from .tangent import cross as _cross
+from .scene import SIGN_ATTR, TANGENT_ATTR
+
+
+def triangulate(mesh: Mesh) -> np.ndarray:
+    """(T, 3) corner indices; each n-gon becomes a fan of n - 2 triangles around its first corner."""
+    starts = np.asarray(mesh.faces, np.int64)
+    sizes = mesh.face_sizes.astype(np.int64)
+    if len(starts) and (sizes == 3).all():
+        return (starts[:, None] + np.arange(3)).astype(np.int64)
+    tris = np.clip(sizes - 2, 0, None)
+    face = np.repeat(np.arange(len(starts)), tris)
+    k = np.arange(int(tris.sum())) - np.repeat(np.cumsum(tris) - tris, tris)
+    s = starts[face]
+    return np.stack([s, s + k + 1, s + k + 2], 1)
+
+
+def _vertex_sums(vertex: np.ndarray, per_triangle: np.ndarray, count: int) -> np.ndarray:
+    """Sum a (T, 3) per-triangle vector into each of its three vertices: (count, 3)."""
+    v = vertex.reshape(-1)
+    rows = np.repeat(per_triangle, 3, axis=0)
+    return np.stack([np.bincount(v, rows[:, c], minlength=count) for c in range(3)], 1).astype(np.float32)
+
+
+def _normalize(v: np.ndarray) -> np.ndarray:
+    n = np.sqrt(np.einsum("ij,ij->i", v, v))[:, None]
+    return v / np.where(n > 0, n, 1.0)
+
+
+def _transform(v: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Rows times a 3x3 matrix (row-vector convention); skipped for the identity."""
+    return v if np.array_equal(m, np.eye(3)) else (v @ m.astype(v.dtype))
+
+
+def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf: np.ndarray):
+    """Normal, tangent and binormal sign for every triangle corner (T*3 rows), in the file's space.
+
+    Normals: the mesh's custom normals, else smooth area-weighted vertex normals.
+    Tangents: the corner attribute kept on import (or Blender's 'tangent' with
+    'bitangent_sign'), else sums of the triangles' +U directions over the
+    corners that share a vertex, its UV and handedness.
+    The binormal sign is Blender's bitangent sign: +1 when the binormal
+    cross(normal, tangent) follows +V of Blender's (bottom-up) UVs, so an
+    unmirrored layout gets w > 0 (the notes leave the V direction open).
+    float32 is ample here: the frames end as 1/32767 steps.
+    """
+    corner = tri_corners.reshape(-1)
+    vertex = np.asarray(mesh.corners, np.int64)[corner]
+    p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
+    e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
+    face_n = _cross(e1, e2)
+    lin = np.asarray(xf, np.float64)[:3, :3]
+    if mesh.normals is not None and len(mesh.normals) == len(mesh.corners):
+        # normals take the inverse transpose: rows times inv(lin)
+        normal = _normalize(_transform(np.asarray(mesh.normals, np.float32)[corner], np.linalg.inv(lin)))
+    else:
+        normal = _normalize(_vertex_sums(vertex, face_n, len(positions)))[vertex]
+    attrs = mesh.corner_attributes
+    if TANGENT_ATTR in attrs or "tangent" in attrs:
+        mine = TANGENT_ATTR in attrs
+        tan = _transform(np.asarray(attrs[TANGENT_ATTR if mine else "tangent"], np.float32).reshape(-1, 3)[corner],
+                         lin.T)
+        sign_src = attrs.get(SIGN_ATTR if mine else "bitangent_sign")
+        sign = np.ones(len(corner), np.float32) if sign_src is None else np.asarray(sign_src, np.float32)[corner]
+        return normal, _normalize(tan), np.where(sign < 0, -1.0, 1.0).astype(np.float32)
+    uvs = list(mesh.uv_layers.values())
+    if not uvs:
+        return normal, np.zeros_like(normal), np.ones(len(corner), np.float32)
+    uv = np.asarray(uvs[0], np.float32)[corner].reshape(-1, 3, 2)
+    d1, d2 = uv[:, 1] - uv[:, 0], uv[:, 2] - uv[:, 0]
+    det = d1[:, 0] * d2[:, 1] - d2[:, 0] * d1[:, 1]
+    inv = np.where(det != 0, 1.0 / np.where(det == 0, 1.0, det), 0.0).astype(np.float32)[:, None]
+    t_face = (e1 * d2[:, 1:2] - e2 * d1[:, 1:2]) * inv
+    b_face = (e2 * d1[:, 0:1] - e1 * d2[:, 0:1]) * inv
+    handed = np.einsum("ij,ij->i", _cross(face_n, t_face), b_face)
+    sign = np.repeat(np.where(handed < 0, -1.0, 1.0).astype(np.float32), 3)
+    # like MikkTSpace, tangents are shared only by corners of one vertex that also share
+    # its UV and handedness, so UV seams and mirror lines keep their own tangents
+    key = np.concatenate([vertex[:, None].view(np.uint8).reshape(-1, 8),
+                          uv.reshape(-1, 2).view(np.uint8).reshape(-1, 8),
+                          (sign > 0).astype(np.uint8)[:, None]], 1)
+    _, split = group(key)
+    per_corner = np.repeat(_normalize(t_face), 3, axis=0)
+    sums = np.stack([np.bincount(split, per_corner[:, c]) for c in range(3)], 1).astype(np.float32)
+    return normal, sums[split], sign

@@ -1,0 +1,106 @@
+"""Bind poses and animation keys as matrices, in bulk.
+
+A bone's bind transform is local to its parent (world = parent_world * T * R
+* S). Blender pose bones want each key relative to the rest pose:
+basis = rest_local^-1 * key_local, and back: key_local = rest_local * basis.
+Quaternions here are (w, x, y, z) as in axes.py; the file's (x, y, z, w)
+order is swapped at the edges.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import axes
+from .model import BIND_DTYPE, QUAT_SCALE, R_BIT, S_BITS, T_BITS, Track
+
+
+def xyzw_to_wxyz(q: np.ndarray) -> np.ndarray:
+    return np.asarray(q)[..., [3, 0, 1, 2]]
+
+
+def wxyz_to_xyzw(q: np.ndarray) -> np.ndarray:
+    return np.asarray(q)[..., [1, 2, 3, 0]]
+
+
+def safe_quat(q: np.ndarray) -> np.ndarray:
+    """A zero quaternion (wxyz) holds no rotation: read it as the identity instead of dividing by 0."""
+    q = np.asarray(q, np.float64)
+    zero = np.linalg.norm(q, axis=-1) == 0
+    return np.where(zero[..., None], np.array([1.0, 0.0, 0.0, 0.0]), q) if zero.any() else q
+
+
+def bind_local(bind: np.ndarray) -> np.ndarray:
+    """(B,) BIND_DTYPE -> (B, 4, 4) parent-local matrices."""
+    return axes.compose(bind["t"], safe_quat(xyzw_to_wxyz(bind["r"])), bind["s"])
+
+
+def world_matrices(local: np.ndarray, parents: list[int]) -> np.ndarray:
+    """Chain parent-local matrices; parents may come after their children (no cycles: the reader checked)."""
+    world = np.empty_like(local)
+    done = np.zeros(len(parents), bool)
+    for i in range(len(parents)):          # per bone: fine
+        chain = []
+        j = i
+        while j >= 0 and not done[j]:
+            chain.append(j)
+            j = parents[j]
+        for k in reversed(chain):
+            p = parents[k]
+            world[k] = local[k] if p < 0 else world[p] @ local[k]
+            done[k] = True
+    return world
+
+
+def bind_from_local(local: np.ndarray) -> np.ndarray:
+    """(B, 4, 4) parent-local matrices -> (B,) BIND_DTYPE."""
+    t, q, s = axes.decompose(local)
+    out = np.zeros(len(local), BIND_DTYPE)
+    out["t"], out["r"], out["s"] = t, wxyz_to_xyzw(q), s
+    return out
+
+
+def continuous(q: np.ndarray) -> np.ndarray:
+    """Flip quaternion signs along axis 0 (frames) so that neighbours lie in one hemisphere."""
+    if len(q) < 2:
+        return q
+    dots = (q[1:] * q[:-1]).sum(-1)
+    flips = np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)
+    out = q.copy()
+    out[1:] *= flips[..., None]
+    return out
+
+
+def decoded_keys(track: Track, bind: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The track's keys as floats: translation (F,N,3), rotation wxyz (F,N,4), scale (F,N,3).
+
+    Components not stored yet take the bone's bind value; .anim values are
+    decoded with the track's boxes.
+    """
+    t = track.translation.astype(np.float64)
+    s = track.scale.astype(np.float64)
+    if track.translation_box is not None:
+        t = track.translation_box[0] + track.translation_box[1] * (t / 65535.0)
+        s = track.scale_box[0] + track.scale_box[1] * (s / 65535.0)
+    r = track.rotation.astype(np.float64) / QUAT_SCALE
+    b = bind[track.bones.astype(np.int64)]
+    for i, bit in enumerate(T_BITS):
+        t[..., i] = np.where(track.stored_from(bit), t[..., i], b["t"][None, :, i])
+    for i, bit in enumerate(S_BITS):
+        s[..., i] = np.where(track.stored_from(bit), s[..., i], b["s"][None, :, i])
+    r = np.where(track.stored_from(R_BIT)[..., None], r, b["r"][None].astype(np.float64))
+    return t, safe_quat(xyzw_to_wxyz(r)), s
+
+
+def keys_to_basis(rest_local: np.ndarray, t, q, s):
+    """rest_local (N, 4, 4), keys (F, N, ...) -> pose basis location, rotation (wxyz), scale."""
+    key = axes.compose(t, q, s)
+    basis = np.linalg.inv(rest_local)[None] @ key
+    loc, rot, scale = axes.decompose(basis)
+    return loc, continuous(rot), scale
+
+
+def basis_to_keys(rest_local: np.ndarray, loc, rot, scale):
+    """The inverse of keys_to_basis: parent-local key translation, rotation (wxyz), scale."""
+    key = rest_local[None] @ axes.compose(loc, rot, scale)
+    t, q, s = axes.decompose(key)
+    return t, continuous(q), s

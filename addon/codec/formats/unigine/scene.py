@@ -1,0 +1,268 @@
+"""UNIGINE model <-> neutral Scene: import side, and the format's conventions.
+
+UNIGINE is right-handed, Z up, metres, counter-clockwise front faces, like
+Blender, so the basis is the identity; only UV V runs top-down (v' = 1 - v).
+Surfaces become material slots (or objects), coordinate vertices Blender
+vertices, triangle vertices per-corner data; bones an armature with rest
+matrices in armature space; animations pose-bone channels relative to rest.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import axes
+from ...errors import FormatError, Warnings
+from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
+from . import pose, tangent
+from .model import R_BIT, S_BITS, T_BITS, WEIGHT_SCALE, AnimFile, MeshFile, Surface, Track
+from .options import AnimImportOptions, ImportOptions
+
+BASIS = np.eye(3)                  # file axes -> Blender axes
+UV_NAMES = ("UVMap", "UVMap2")
+COLOR_NAME = "Color"
+TANGENT_ATTR = "unigine_tangent"          # (C, 3) kept so that export rebuilds the same quaternions
+SIGN_ATTR = "unigine_binormal_sign"       # (C,) +1 / -1
+ORDER_PROP = "unigine_index"              # Bone.extras: the bone's index in the file
+
+
+def uv_to_blender(uv: np.ndarray) -> np.ndarray:
+    out = np.array(uv, np.float32, copy=True).reshape(-1, 2)
+    out[:, 1] = 1.0 - out[:, 1]
+    return out
+
+
+uv_from_blender = uv_to_blender    # the flip is its own inverse
+
+
+def _surface_mesh(name: str, surfaces: list[Surface], slots: list[int], bone_count: int) -> Mesh:
+    """One Mesh from several surfaces: vertices appended surface after surface."""
+    v_off = np.cumsum([0] + [s.coordinate_count for s in surfaces])
+    positions = np.concatenate([s.targets[0].positions if s.targets else np.zeros((0, 3), np.float32)
+                                for s in surfaces]).astype(np.float32)
+    corners = np.concatenate([s.coord_indices.astype(np.int64) + o for s, o in zip(surfaces, v_off)])
+    mesh = Mesh.from_triangles(name, positions @ BASIS.T.astype(np.float32), corners)
+    mesh.face_material = np.concatenate([np.full(len(s.coord_indices) // 3, slot, np.int32)
+                                         for s, slot in zip(surfaces, slots)])
+
+    def per_corner(attr, width, dtype=np.float32):
+        """Gather a triangle-vertex array to corners; surfaces without it give zeros."""
+        return np.concatenate([getattr(s, attr)[s.tri_indices] if len(getattr(s, attr))
+                               else np.zeros((len(s.tri_indices), width), dtype) for s in surfaces])
+
+    mesh.uv_layers[UV_NAMES[0]] = uv_to_blender(per_corner("uv0", 2))
+    if any(len(s.uv1) for s in surfaces):
+        mesh.uv_layers[UV_NAMES[1]] = uv_to_blender(per_corner("uv1", 2))
+    if any(len(s.colors) for s in surfaces):
+        mesh.colors[COLOR_NAME] = per_corner("colors", 4, np.uint8).astype(np.float32) / 255.0
+    # decode once per triangle vertex, then hand the frames to the corners
+    frames = [[a[s.tri_indices] for a in tangent.decode(s.targets[0].tangents)] if s.targets else
+              [np.zeros((0, 3), np.float32)] * 2 + [np.zeros(0, np.float32)] for s in surfaces]
+    rot = BASIS.T.astype(np.float32)
+    mesh.normals = np.concatenate([f[0] for f in frames]) @ rot
+    mesh.corner_attributes[TANGENT_ATTR] = np.concatenate([f[1] for f in frames]) @ rot
+    mesh.corner_attributes[SIGN_ATTR] = np.concatenate([f[2] for f in frames])
+    mesh.shape_keys = _shape_keys(surfaces)
+    if bone_count and any(len(s.weights) for s in surfaces):
+        mesh.skin = _skin(surfaces)
+    return mesh
+
+
+def _shape_keys(surfaces: list[Surface]) -> list[ShapeKey]:
+    count = max((len(s.targets) for s in surfaces), default=0)
+    if count < 2:
+        return []
+    keys = []
+    for k in range(count):
+        name = next(s.targets[k].name for s in surfaces if len(s.targets) > k)
+        parts = []
+        for s in surfaces:
+            t = s.targets[k] if len(s.targets) > k else s.targets[0]
+            if len(t.positions) != s.coordinate_count:
+                raise FormatError(f"surface {s.name!r}: morph target {t.name!r} has {len(t.positions)} vertices, "
+                                  f"target 0 has {s.coordinate_count}")
+            parts.append(t.positions)
+        keys.append(ShapeKey(name, (np.concatenate(parts) @ BASIS.T).astype(np.float32)))
+    return keys
+
+
+def _skin(surfaces: list[Surface]) -> Skin:
+    joints, weights = [], []
+    for s in surfaces:
+        w = s.weights
+        if len(w):
+            used = np.arange(w.bones.shape[1])[None, :] < w.counts[:, None]
+            joints.append(np.where(used, w.bones, -1).astype(np.int32))
+            weights.append(np.where(used, w.weights / WEIGHT_SCALE, 0).astype(np.float32))
+        else:
+            joints.append(np.full((s.coordinate_count, 4), -1, np.int32))
+            weights.append(np.zeros((s.coordinate_count, 4), np.float32))
+    return Skin(0, np.concatenate(joints), np.concatenate(weights))
+
+
+def armature_of(bones, bind) -> tuple[Armature, np.ndarray]:
+    """The armature (rest matrices in armature space) and the bones' parent-local rest matrices."""
+    local = pose.bind_local(bind)
+    world = pose.world_matrices(local, [b.parent for b in bones])
+    b4 = np.eye(4)
+    b4[:3, :3] = BASIS
+    world = b4 @ world @ np.linalg.inv(b4)
+    # the file's order (parents may follow children) survives Blender's own bone order as a custom property
+    arm = Armature("Armature", [Bone(b.name, b.parent, world[i], extras={ORDER_PROP: i}) for i, b in enumerate(bones)])
+    return arm, local
+
+
+def track_animation(track: Track, names: list[str], bind, rest_local: dict[str, np.ndarray],
+                    target: int, fps: float, warnings: Warnings) -> Animation:
+    """Channels for every animated bone that has a rest pose, relative to that rest."""
+    anim = Animation(track.name, 0.0, float(max(track.frame_count - 1, 0)), fps)
+    if not track.frame_count or not len(track.bones):
+        return anim
+    t, q, s = pose.decoded_keys(track, bind)
+    bone_names = [names[i] for i in track.bones]
+    keep = [i for i, n in enumerate(bone_names) if n in rest_local]
+    for i, n in enumerate(bone_names):
+        if n not in rest_local:
+            warnings.warn(f"animation {track.name!r}: bone {n!r} is not in the armature; its keys are skipped")
+    if not keep:
+        return anim
+    rest = np.stack([rest_local[bone_names[i]] for i in keep])
+    loc, rot, scale = pose.keys_to_basis(rest, t[:, keep], q[:, keep], s[:, keep])
+    frames = np.arange(track.frame_count, dtype=np.float64)
+    for j, i in enumerate(keep):
+        for path, values in (("location", loc), ("rotation_quaternion", rot), ("scale", scale)):
+            anim.channels.append(Channel(target, path, frames, values[:, j].astype(np.float32), bone=bone_names[i]))
+    return anim
+
+
+def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene:
+    scene = Scene(fps=opts.fps)
+    name = m.name or "Mesh"
+    for s in m.surfaces:
+        scene.materials.append(Material(s.name))
+    arm_node = -1
+    if m.bones:
+        arm, local = armature_of(m.bones, m.bind)
+        arm.name = f"{name}_skeleton"     # the file names no objects: keep the mesh object the file's stem
+        scene.armatures.append(arm)
+        arm_node = scene.add_node(Node(arm.name, "ARMATURE", 0))
+        rest = {b.name: local[i] for i, b in enumerate(m.bones)}
+        for tr in m.animations:
+            scene.animations.append(track_animation(tr, [b.name for b in m.bones], m.bind, rest, arm_node,
+                                                    opts.fps, warnings))
+    if opts.one_object_per_surface:
+        groups = [[i] for i in range(len(m.surfaces))]
+    else:
+        groups = [list(range(len(m.surfaces)))]
+    for group in groups:
+        surfs = [m.surfaces[i] for i in group]
+        mesh_name = surfs[0].name if opts.one_object_per_surface else name
+        mesh = _surface_mesh(mesh_name, surfs, list(range(len(group))), len(m.bones))
+        mesh.materials = list(group)
+        scene.meshes.append(mesh)
+        scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
+    if scene.animations:
+        scene.frame_start = 0
+        scene.frame_end = int(max(a.frame_end for a in scene.animations))
+    return scene
+
+
+# scene.metadata: {bone: [parent, t(3), r xyzw(4), s(3)]}, the rest an imported .anim's keys are relative to
+REST_KEY = "unigine_rest"
+
+
+def _rest_metadata(a: AnimFile, rest_local: dict[str, np.ndarray]) -> dict:
+    parents = {b.name: b.parent for b in a.bones}
+    names = list(rest_local)
+    bind = pose.bind_from_local(np.stack([rest_local[n] for n in names])) if names else []
+    return {n: [parents.get(n, -1)] + bind[i]["t"].tolist() + bind[i]["r"].tolist() + bind[i]["s"].tolist()
+            for i, n in enumerate(names)}
+
+
+UNSTORED_KEY = "unigine_unstored"   # scene.metadata: {animation: {bone: [tx, ty, tz, rot, sx, sy, sz] never stored}}
+_COMPONENT_BITS = T_BITS + (R_BIT,) + S_BITS
+
+
+def _unstored(track: Track, names: list[str]) -> dict[str, list[bool]]:
+    stored = np.bitwise_or.reduce(track.flags, axis=0) if track.frame_count else np.zeros(len(track.bones), np.uint8)
+    return {names[b]: [not (int(stored[j]) & bit) for bit in _COMPONENT_BITS] for j, b in enumerate(track.bones)}
+
+
+def rest_from_metadata(scene: Scene) -> dict[str, np.ndarray]:
+    """The parent-local rest matrices an imported .anim's channels are relative to."""
+    rest = scene.metadata.get(REST_KEY) or {}
+    if not rest:
+        return {}
+    vals = np.array([v[1:] for v in rest.values()], np.float64).reshape(-1, 10)
+    local = pose.axes.compose(vals[:, 0:3], pose.safe_quat(pose.xyzw_to_wxyz(vals[:, 3:7])), vals[:, 7:10])
+    return {n: local[i] for i, n in enumerate(rest)}
+
+
+def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
+                  rest_local: dict[str, np.ndarray] | None = None) -> Scene:
+    """Armature-less animations (channel target -1, bone names) for the armature the user picks.
+
+    rest_local maps bone names to that armature's parent-local rest matrices;
+    without it the .anim's own bind block stands in (the notes warn it is
+    sometimes frame 0 rather than the mesh's rest). metadata[REST_KEY] keeps
+    the rest used, for rebase_animations and for writing the keys back.
+    """
+    names = [b.name for b in a.bones]
+    if rest_local is None:
+        local = pose.bind_local(a.bind)
+        rest_local = {n: local[i] for i, n in enumerate(names)}
+    else:
+        for n in sorted(set(rest_local) - set(names)):
+            warnings.warn(f"armature bone {n!r} is not in the animation; it keeps its rest pose")
+    # components an animation never stores keep the rest pose (notes: the rest comes from the mesh)
+    fallback = a.bind.copy()
+    for i, n in enumerate(names):
+        if n in rest_local:
+            fallback[i] = pose.bind_from_local(np.asarray(rest_local[n], np.float64)[None])[0]
+    scene = Scene(fps=opts.fps)
+    scene.metadata[REST_KEY] = _rest_metadata(a, {n: rest_local[n] for n in names if n in rest_local})
+    for tr in a.animations:
+        scene.animations.append(track_animation(tr, names, fallback, rest_local, -1, opts.fps, warnings))
+        scene.metadata.setdefault(UNSTORED_KEY, {})[tr.name] = _unstored(tr, names)
+    if scene.animations:
+        scene.frame_start = 0
+        scene.frame_end = int(max(x.frame_end for x in scene.animations))
+    return scene
+
+
+def rebase_animations(scene: Scene, rest_local: dict[str, np.ndarray], warnings: Warnings) -> None:
+    """Re-express an imported .anim's bone channels relative to another armature's rest, matched by name.
+
+    Bones the armature lacks lose their channels (a warning); armature bones
+    that no animation moves are named in a warning too.
+    """
+    old = rest_from_metadata(scene)
+    unstored = scene.metadata.get(UNSTORED_KEY) or {}
+    animated = set()
+    for anim in scene.animations:
+        by_bone: dict[str, dict[str, object]] = {}
+        for ch in anim.channels:
+            by_bone.setdefault(ch.bone, {})[ch.path] = ch
+        kept = []
+        for bone, chans in by_bone.items():
+            if bone not in rest_local:
+                warnings.warn(f"animation {anim.name!r}: bone {bone!r} is not in the armature; its keys are skipped")
+                continue
+            animated.add(bone)
+            if bone in old and {"location", "rotation_quaternion", "scale"} <= set(chans):
+                loc, rot, sca = (np.asarray(chans[p].values, np.float64)[:, None]
+                                 for p in ("location", "rotation_quaternion", "scale"))
+                t, q, s = pose.basis_to_keys(old[bone][None], loc, rot, sca)
+                never = unstored.get(anim.name, {}).get(bone)
+                if never:
+                    # what the file never stores follows the new rest, not the one the keys were read with
+                    rt, rq, rs = axes.decompose(np.asarray(rest_local[bone], np.float64))
+                    t[..., :3] = np.where(never[0:3], rt, t[..., :3])
+                    q[...] = np.where(never[3], rq, q)
+                    s[..., :3] = np.where(never[4:7], rs, s[..., :3])
+                loc, rot, sca = pose.keys_to_basis(np.asarray(rest_local[bone], np.float64)[None], t, q, s)
+                for p, v in (("location", loc), ("rotation_quaternion", rot), ("scale", sca)):
+                    chans[p].values = v[:, 0].astype(np.float32)
+            kept += list(chans.values())
+        anim.channels = kept
+    for n in sorted(set(rest_local) - animated):
+        warnings.warn(f"armature bone {n!r} is not in the animation; it keeps its rest pose")

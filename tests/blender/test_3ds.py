@@ -1,0 +1,141 @@
+"""3D Studio (.3ds) through the real operators, in real Blender."""
+import shutil
+
+import numpy as np
+import pytest
+
+import bpy
+from tests.codec.fixtures_3ds import ASSETS
+
+
+def _import(path, **kw):
+    assert bpy.ops.import_scene.studio3ds(filepath=str(path), **kw) == {"FINISHED"}
+    return list(bpy.context.scene.objects)
+
+
+def _export(path, **kw):
+    assert bpy.ops.export_scene.studio3ds(filepath=str(path), **kw) == {"FINISHED"}
+
+
+def _world_bounds(ob):
+    co = np.empty(len(ob.data.vertices) * 3, np.float32)
+    ob.data.vertices.foreach_get("co", co)
+    m = np.array(ob.matrix_world)
+    p = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+    return np.round(np.r_[p.min(0), p.max(0)], 3)
+
+
+def _all_bounds():
+    return sorted(tuple(_world_bounds(o)) for o in bpy.context.scene.objects if o.type == "MESH")
+
+
+def test_hierarchy_dummies_and_linked_instances(clean):
+    objs = _import(ASSETS / "cube_hierarchy.3ds")
+    meshes = [o for o in objs if o.type == "MESH"]
+    empties = [o for o in objs if o.type == "EMPTY"]
+    assert len(meshes) == 8 and len(empties) == 2
+    assert len({o.data.name for o in meshes}) == 1                 # linked duplicates share one mesh
+    assert all(o.parent in empties for o in meshes)
+    # where lib3ds places them (see tests/codec): cubes at x,y in {0,3}, z in {0,3}
+    centres = sorted(tuple(np.round((b[:3] + b[3:]) / 2, 3)) for b in map(_world_bounds, meshes))
+    assert centres == sorted((x, y, z) for x in (0.0, 3.0) for y in (0.0, 3.0) for z in (0.0, 3.0))
+
+
+def test_smoothing_groups_flags_and_textures(clean, tmp_path):
+    for f in ("mp5_sil.3ds", "mp5sil.bmp"):
+        shutil.copy(ASSETS / f, tmp_path / f)
+    (ob,) = [o for o in _import(tmp_path / "mp5_sil.3ds") if o.type == "MESH"]
+    me = ob.data
+    assert me.attributes["smoothing_groups"].domain == "FACE"
+    assert me.attributes["face_flags"].domain == "FACE"
+    assert me.has_custom_normals
+    mat = me.materials[0]
+    images = [n.image for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
+    assert images and images[0].filepath.lower().endswith("mp5sil.bmp")
+
+
+def test_rotating_cube_matches_lib3ds_at_frame_100(clean):
+    (ob,) = [o for o in _import(ASSETS / "RotatingCube.3DS") if o.type == "MESH"]
+    assert ob.animation_data is not None and ob.animation_data.action is not None
+    bpy.context.scene.frame_set(100)
+    m = np.array(ob.matrix_world)
+    # lib3ds_file_eval(file, 100) node matrix (column-major print of tests/codec/lib3ds_place_3ds.c)
+    lib3ds = np.array([0.45353, 0, -0.891241, 0.655615, 0.677394, 0.333626, 0.603721, -0.735621, 0.307218])
+    np.testing.assert_allclose(m[:3, :3].T.ravel(), lib3ds, atol=1e-4)
+    assert (bpy.context.scene.frame_start, bpy.context.scene.frame_end) == (0, 300)
+
+
+def test_target_camera_gets_a_track_to_its_target(clean):
+    objs = _import(ASSETS / "TargetCameraAnim.3ds")
+    (cam,) = [o for o in objs if o.type == "CAMERA"]
+    con = [c for c in cam.constraints if c.type == "TRACK_TO"]
+    assert con and con[0].target.name == f"{cam.name}.Target"
+
+
+def test_object_type_filter_and_new_collection(clean):
+    objs = _import(ASSETS / "TargetCameraAnim.3ds", object_types={"MESH"}, use_new_collection=True)
+    assert [o.type for o in objs] == ["MESH"]
+    assert "TargetCameraAnim" in bpy.data.collections
+
+
+@pytest.mark.parametrize("name", ["cube_hierarchy.3ds", "cart_wheel.3DS", "cubes_with_alpha.3DS"])
+def test_export_then_import_gives_the_same_world_bounds(clean, tmp_path, name):
+    _import(ASSETS / name)
+    before = _all_bounds()
+    out = tmp_path / "out.3ds"
+    _export(out)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(out)
+    assert _all_bounds() == pytest.approx(before, abs=2e-3)
+
+
+def test_export_from_a_blender_scene_with_modifiers(clean, tmp_path):
+    bpy.ops.mesh.primitive_cube_add(size=2, location=(1, 2, 3))
+    cube = bpy.context.object
+    cube.modifiers.new("Sub", "SUBSURF").levels = 1
+    out = tmp_path / "mod.3ds"
+    _export(out, apply_modifiers=True)
+    from addon.codec.formats.studio3ds.read import parse
+    from addon.codec.formats.studio3ds import ids
+    tri = parse(out.read_bytes()).editor().find(ids.OBJECT).find(ids.N_TRI_OBJECT)
+    assert len(tri.value(ids.FACE_ARRAY)) == 24 * 2            # 24 quads after one subdivision level
+    _export(out, apply_modifiers=False)
+    tri = parse(out.read_bytes()).editor().find(ids.OBJECT).find(ids.N_TRI_OBJECT)
+    assert len(tri.value(ids.FACE_ARRAY)) == 12
+    pts = tri.value(ids.POINT_ARRAY)
+    np.testing.assert_allclose([pts.min(0), pts.max(0)], [[0, 1, 2], [2, 3, 4]], atol=1e-5)
+
+
+def test_export_animation_cameras_and_lights_from_blender(clean, tmp_path):
+    import subprocess
+    import re
+    from addon.codec.formats.studio3ds.read import parse
+    from addon.codec.formats.studio3ds import ids
+    from addon.codec.formats.studio3ds.keyframer import rotation_keys
+    sc = bpy.context.scene
+    sc.frame_start, sc.frame_end = 0, 10
+    bpy.ops.mesh.primitive_cube_add(size=1)
+    cube = bpy.context.object
+    cube.rotation_mode = "XYZ"
+    cube.rotation_euler = (0, 0, 0)
+    cube.keyframe_insert("rotation_euler", frame=0)
+    cube.rotation_euler = (0, 0, np.radians(90))
+    cube.keyframe_insert("rotation_euler", frame=10)
+    bpy.ops.object.camera_add(location=(0, -10, 0))
+    bpy.ops.object.light_add(type="SPOT", location=(3, 3, 3))
+    out = tmp_path / "anim.3ds"
+    _export(out)
+    m = parse(out.read_bytes())
+    kinds = sorted(c.cid for c in m.keyframer().children if c.cid in ids.NODE_TAGS)
+    assert kinds.count(ids.OBJECT_NODE_TAG) == 1 and ids.CAMERA_NODE_TAG in kinds and ids.SPOTLIGHT_NODE_TAG in kinds
+    node = next(c for c in m.keyframer().children if c.cid == ids.OBJECT_NODE_TAG)
+    rot = node.value(ids.ROT_TRACK)
+    q = rotation_keys(rot)[list(rot.frames).index(10)]
+    # +90 degrees about Z at frame 10 (3DS stores the deltas with the angle inverted)
+    np.testing.assert_allclose(q * np.sign(q[0]), [np.sqrt(0.5), 0, 0, np.sqrt(0.5)], atol=1e-4)
+    assert rot.values[list(rot.frames).index(10), 0] < 0 or rot.values[list(rot.frames).index(10), 3] < 0
+    assert m.keyframer().value(ids.KFSEG) == (0, 10)
+    info = subprocess.run(["assimp", "info", str(out)], capture_output=True, text=True, timeout=60).stdout
+    assert int(re.search(r"Faces:\s+(\d+)", info).group(1)) == 12
+    assert int(re.search(r"Cameras:\s+(\d+)", info).group(1)) == 1
+    assert int(re.search(r"Lights:\s+(\d+)", info).group(1)) == 1

@@ -1,0 +1,319 @@
+"""UNIGINE export: neutral Scene -> file, and round trips within each quantization step."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from addon.codec import scene as S
+from addon.codec.errors import Warnings
+from addon.codec.fileio import write_atomically
+from addon.codec.formats.unigine import FORMAT, read, write
+from tests import unigine_samples as samples
+from addon.codec.formats.unigine.export import scene_to_mesh
+from addon.codec.formats.unigine.options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
+from addon.codec.formats.unigine.scene import mesh_to_scene
+
+MESH, ANIM = FORMAT
+S45 = 0.70710678
+
+
+def _quad_scene(materials=("wood", "metal")) -> S.Scene:
+    """Two triangles at z = 1, one per material, with custom normals +Z and a UV map."""
+    sc = S.Scene(materials=[S.Material(n) for n in materials])
+    m = S.Mesh.from_triangles("quad", [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 1, 1]], [[0, 1, 2], [0, 2, 3]])
+    m.uv_layers["UVMap"] = np.array([[0, 0], [1, 0], [1, 1], [0, 0], [1, 1], [0, 1]], np.float32)
+    m.normals = np.tile(np.float32([0, 0, 1]), (6, 1))
+    m.face_material = np.array([0, 1], np.int32)
+    m.materials = list(range(len(materials)))
+    sc.meshes.append(m)
+    sc.add_node(S.Node("quad", "MESH", 0))
+    return sc
+
+
+def _export(sc, **opts):
+    w = Warnings()
+    return scene_to_mesh(sc, ExportOptions(**opts), w), w.as_list()
+
+
+def test_surfaces_per_material():
+    m, _ = _export(_quad_scene())
+    assert [s.name for s in m.surfaces] == ["wood", "metal"]
+    wood = m.surfaces[0]
+    assert wood.targets[0].positions.tolist() == [[0, 0, 1], [1, 0, 1], [1, 1, 1]]
+    assert wood.coord_indices.tolist() == [0, 1, 2]
+    # V flips back to the file's top-down V
+    assert wood.uv0.tolist() == [[0, 1], [1, 1], [1, 0]]
+    # normal +Z with tangent +U = +X and a right-handed binormal: the identity quaternion
+    assert wood.targets[0].tangents.tolist() == [[0, 0, 0, 32767]] * 3
+
+
+def test_surfaces_per_object():
+    sc = _quad_scene()
+    sc.meshes.append(S.Mesh.from_triangles("tri", [[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]]))
+    sc.add_node(S.Node("triangle", "MESH", 1, matrix=np.diag([2.0, 2.0, 2.0, 1.0])))
+    m, _ = _export(sc, surfaces_from="OBJECT")
+    assert [s.name for s in m.surfaces] == ["quad", "triangle"]
+    assert m.surfaces[1].targets[0].positions.tolist() == [[0, 0, 0], [2, 0, 0], [0, 2, 0]]   # world placement
+    assert len(m.surfaces[0].coord_indices) == 6
+
+
+def test_bounds_as_the_notes_define_them():
+    m, _ = _export(_quad_scene(materials=("one",)))
+    # box of the four corners, centre at its middle, radius to a corner
+    np.testing.assert_allclose(m.surfaces[0].bounds.values, [0, 0, 1, 1, 1, 1, 0.5, 0.5, 1, np.sqrt(0.5)], rtol=1e-6)
+    np.testing.assert_allclose(m.bounds.values, m.surfaces[0].bounds.values)
+
+
+def test_mirrored_uvs_flip_the_binormal_sign():
+    sc = _quad_scene(materials=("one",))
+    sc.meshes[0].uv_layers["UVMap"][:, 0] *= -1          # U runs along -X: mirrored
+    m, _ = _export(sc)
+    q = m.surfaces[0].targets[0].tangents
+    assert (q[:, 3] < 0).all() and len(q) == 4
+    from addon.codec.formats.unigine import tangent
+    n, t, s = tangent.decode(q)
+    np.testing.assert_allclose(n, [[0, 0, 1]] * len(q), atol=1e-4)
+    np.testing.assert_allclose(t, [[-1, 0, 0]] * len(q), atol=1e-4)
+
+
+def test_w_keeps_its_sign_when_it_would_round_to_zero():
+    from addon.codec.formats.unigine import tangent
+    # normal -Z, tangent +X: a 180-degree turn about X, w = 0
+    q = tangent.encode(np.array([[0, 0, -1.0]] * 2), np.array([[1, 0, 0.0]] * 2), np.array([1.0, -1.0]))
+    assert q[0].tolist() == [32767, 0, 0, 1] and q[1].tolist() == [-32767, 0, 0, -1]
+
+
+def test_index_widths_are_chosen_per_list():
+    # 300 vertices, one shared split record: coordinate indices need 16 bits, triangle indices 8
+    pos = np.stack([np.arange(300.0), np.zeros(300), np.zeros(300)], 1)
+    tris = np.stack([np.zeros(298), np.arange(1, 299), np.arange(2, 300)], 1)
+    sc = S.Scene(meshes=[S.Mesh.from_triangles("fan", pos, tris)])
+    sc.meshes[0].normals = np.tile(np.float32([0, 0, 1]), (len(tris) * 3, 1))
+    sc.meshes[0].uv_layers["UVMap"] = np.zeros((len(tris) * 3, 2), np.float32)
+    m, _ = _export(sc)
+    s = m.surfaces[0]
+    assert s.coordinate_count == 300 and s.triangle_count == 1
+    data = write.write_mesh(m)
+    # the file ends with: count, 894 uint16 coordinate indices, count, 894 uint8 triangle indices, magic
+    assert data[-4 - 894:-4] == bytes(894)
+    assert data[-4:] == b"ms11"
+    back = read.read_mesh(data, Warnings())
+    assert back.surfaces[0].coord_indices.tolist() == s.coord_indices.tolist()
+
+
+def _rigged_scene(frames=6) -> S.Scene:
+    """root at the origin, 'tip' 1 above it; a triangle skinned to both; an action bending 'tip'."""
+    sc = S.Scene()
+    arm = S.Armature("rig", [S.Bone("root", -1, np.eye(4)),
+                             S.Bone("tip", 0, np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 1], [0, 0, 0, 1.0]]))])
+    sc.armatures.append(arm)
+    a = sc.add_node(S.Node("rig", "ARMATURE", 0))
+    m = S.Mesh.from_triangles("tri", [[0, 0, 0], [1, 0, 0], [0, 0, 2]], [[0, 1, 2]])
+    m.skin = S.Skin(0, np.array([[0, -1, -1, -1, -1], [0, 1, -1, -1, -1], [1, 0, 0, 1, 0]]),
+                    np.array([[1, 0, 0, 0, 0], [0.25, 0.25, 0, 0, 0], [0.4, 0.3, 0.2, 0.05, 0.05]], np.float32))
+    sc.meshes.append(m)
+    sc.add_node(S.Node("tri", "MESH", 0, parent=a))
+    f = np.arange(frames, dtype=np.float64)
+    half = np.where(f >= 3, np.pi / 8, 0.0)                # 45 degrees about X from frame 3 on
+    rot = np.stack([np.cos(half), np.sin(half), 0 * f, 0 * f], 1)
+    loc = np.zeros((frames, 3))
+    loc[:, 2] = np.where(f >= 2, 0.5, 0.0)
+    sc.animations.append(S.Animation("bend", 0, frames - 1, 30, [
+        S.Channel(a, "rotation_quaternion", f, rot, bone="tip"),
+        S.Channel(a, "location", f, loc, bone="tip"),
+        S.Channel(a, "scale", f, np.ones((frames, 3)), bone="tip")]))
+    return sc
+
+
+def test_weights_renormalised_quantized_and_dropped_with_a_warning():
+    m, warnings = _export(_rigged_scene())
+    wt = m.surfaces[0].weights
+    assert wt.counts.tolist() == [1, 2, 4]
+    assert wt.weights[0].tolist() == [65535, 0, 0, 0]
+    # 0.5 each: 32767.5 rounds (to even) to 32768 twice; the surplus 1 comes off the first
+    assert wt.weights[1].tolist() == [32767, 32768, 0, 0]
+    # 0.4 0.3 0.2 0.05 of 0.95, rounded: 27594 + 20695 + 13797 + 3449 = 65535
+    assert wt.weights[2].tolist() == [27594, 20695, 13797, 3449]
+    assert wt.bones[2].tolist() == [1, 0, 0, 1]
+    assert (wt.weights.astype(int).sum(1) == 65535).all()
+    assert any("more than 4 weights" in x for x in warnings)
+
+
+def test_bind_pose_is_local_to_the_parent():
+    m, _ = _export(_rigged_scene())
+    assert [(b.name, b.parent) for b in m.bones] == [("root", -1), ("tip", 0)]
+    assert m.bind["t"].tolist() == [[0, 0, 0], [0, 0, 1]]
+    assert m.bind["r"].tolist() == [[0, 0, 0, 1]] * 2
+    assert m.bind["s"].tolist() == [[1, 1, 1]] * 2
+
+
+def test_components_are_stored_only_when_they_change():
+    m, _ = _export(_rigged_scene(), embed_animations=True)
+    (t,) = m.animations
+    assert t.bones.tolist() == [1]
+    # tz moves at frame 2, the rotation at frame 3; scale never leaves the bind pose
+    assert t.flag == 0x04 | 0x08
+    assert t.flags[:, 0].tolist() == [0x0C, 0, 0x04, 0x08, 0, 0]
+    assert t.translation[:, 0, 2].tolist() == [1, 1, 1.5, 1.5, 1.5, 1.5]   # rest z 1 + basis 0.5
+    assert t.rotation[3, 0].tolist() == [round(np.sin(np.pi / 8) * 32767), 0, 0, round(np.cos(np.pi / 8) * 32767)]
+
+
+def test_actions_beside_the_mesh_as_anim(tmp_path):
+    model = MESH.from_scene(_rigged_scene(), ExportOptions(), Warnings())
+    files = MESH.encode(model, tmp_path / "hero.mesh")
+    assert set(files) == {tmp_path / "hero.mesh", tmp_path / "hero.anim"}
+    assert files[tmp_path / "hero.anim"][:4] == b"an10"
+    a = read.read_anim(files[tmp_path / "hero.anim"], Warnings())
+    (t,) = a.animations
+    assert t.flags[:, 0].tolist() == [0x0C, 0, 0x04, 0x08, 0, 0]
+    # placeholders in the file-level bounds, as real .anim files have
+    assert a.bounds.values.tolist()[-1] == -1.0
+    mesh = read.read_mesh(files[tmp_path / "hero.mesh"], Warnings())
+    assert mesh.animations == []
+
+
+def test_blender_to_file_to_blender_round_trip(tmp_path):
+    sc = _rigged_scene()
+    w = Warnings()
+    files = MESH.encode(MESH.from_scene(sc, ExportOptions(embed_animations=True), w), tmp_path / "r.mesh")
+    write_atomically(files)
+    back = MESH.to_scene(MESH.read(tmp_path / "r.mesh", ImportOptions(), w), ImportOptions(), w)
+    mesh = back.meshes[0]
+    np.testing.assert_array_equal(mesh.positions, sc.meshes[0].positions)
+    assert mesh.corners.tolist() == [0, 1, 2]
+    for b0, b1 in zip(sc.armatures[0].bones, back.armatures[0].bones):
+        np.testing.assert_allclose(b1.matrix, b0.matrix, atol=1e-6)
+    np.testing.assert_allclose(mesh.skin.weights[2], [0.4 / 0.95, 0.3 / 0.95, 0.2 / 0.95, 0.05 / 0.95], atol=1 / 65535)
+    got = {c.path: c.values for c in back.animations[0].channels}
+    want = {c.path: c.values for c in sc.animations[0].channels}
+    np.testing.assert_allclose(got["location"], want["location"], atol=1e-6)
+    np.testing.assert_allclose(got["rotation_quaternion"], want["rotation_quaternion"], atol=2 / 32767)
+    np.testing.assert_allclose(got["scale"], want["scale"], atol=1e-6)
+
+
+def test_anim_round_trip_within_the_box_step(tmp_path):
+    sc = _rigged_scene(frames=10)
+    w = Warnings()
+    anim = ANIM.from_scene(sc, AnimExportOptions(), w)
+    write_atomically(ANIM.encode(anim, tmp_path / "bend.anim"))
+    model = ANIM.read(tmp_path / "bend.anim", AnimImportOptions(), w)
+    back = ANIM.to_scene(model, AnimImportOptions(), w)
+    box = model.animations[0].translation_box
+    got = {c.path: c.values for c in back.animations[0].channels if c.bone == "tip"}
+    want = {c.path: c.values for c in sc.animations[0].channels}
+    np.testing.assert_allclose(got["location"], want["location"], atol=float(box[1].max()) / 65535 + 1e-6)
+    np.testing.assert_allclose(got["rotation_quaternion"], want["rotation_quaternion"], atol=2 / 32767)
+    # and the codec-only round trip (.anim -> scene -> .anim) gives the same bytes back
+    again = ANIM.encode(ANIM.from_scene(back, AnimExportOptions(), w), tmp_path / "again.anim")
+    assert again[tmp_path / "again.anim"] == (tmp_path / "bend.anim").read_bytes()
+
+
+def test_shape_keys_become_morph_targets():
+    sc = _quad_scene(materials=("one",))
+    base = sc.meshes[0].positions
+    sc.meshes[0].shape_keys = [S.ShapeKey("Basis", base.copy()), S.ShapeKey("up", base + [0, 0, 1])]
+    m, _ = _export(sc)
+    assert [t.name for t in m.surfaces[0].targets] == ["Basis", "up"]
+    assert m.surfaces[0].targets[1].positions[:, 2].tolist() == [2, 2, 2, 2]
+    back = mesh_to_scene(read.read_mesh(write.write_mesh(m), Warnings()), ImportOptions(), Warnings())
+    assert [k.name for k in back.meshes[0].shape_keys] == ["Basis", "up"]
+
+
+@pytest.mark.parametrize("build", [lambda: samples.static_mesh(3000), lambda: samples.skinned_mesh(2000, 10, 40)])
+def test_file_to_blender_to_file_keeps_topology_and_values(build):
+    original = build()
+    w = Warnings()
+    again = scene_to_mesh(mesh_to_scene(original, ImportOptions(), w), ExportOptions(embed_animations=True), w)
+    for s0, s1 in zip(original.surfaces, again.surfaces):
+        assert s1.name == s0.name
+        assert s1.coord_indices.tolist() == s0.coord_indices.tolist()
+        assert s1.tri_indices.tolist() == s0.tri_indices.tolist()
+        np.testing.assert_array_equal(s1.targets[0].positions, s0.targets[0].positions)
+        np.testing.assert_array_equal(s1.targets[0].tangents, s0.targets[0].tangents)
+        np.testing.assert_allclose(s1.uv0, s0.uv0, atol=1e-7)
+        np.testing.assert_array_equal(s1.colors, s0.colors)
+        np.testing.assert_array_equal(s1.weights.weights, s0.weights.weights)
+        np.testing.assert_array_equal(s1.weights.bones, s0.weights.bones)
+    for t0, t1 in zip(original.animations, again.animations):
+        assert t1.flag == t0.flag
+        np.testing.assert_array_equal(t1.flags, t0.flags)
+        assert np.abs(t1.rotation.astype(int) - t0.rotation).max() <= 1
+        np.testing.assert_allclose(t1.translation, t0.translation, atol=1e-6)
+    assert len(original.animations) == len(again.animations)
+
+
+def test_bad_surfaces_option():
+    from addon.codec.errors import FormatError
+    with pytest.raises(FormatError, match="surfaces_from"):
+        _export(_quad_scene(), surfaces_from="LAYER")
+
+
+def test_baked_scene_ranges_become_separate_animations():
+    sc = _rigged_scene(frames=6)
+    sc.metadata["ranges"] = [{"name": "still", "start": 0, "end": 1, "fps": 0.0, "source": "ACTION"},
+                             {"name": "move", "start": 2, "end": 5, "fps": 0.0, "source": "NLA"},
+                             {"name": "marker", "start": 0, "end": 5, "fps": 0.0, "source": "MARKER"}]
+    m, _ = _export(sc, embed_animations=True)
+    assert [(t.name, t.frame_count) for t in m.animations] == [("still", 2), ("move", 4)]
+    assert m.animations[1].translation[:, 0, 2].tolist() == [1.5] * 4
+
+
+def test_split_data_is_written_only_when_present():
+    sc = S.Scene(meshes=[S.Mesh.from_triangles("bare", [[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])])
+    m, _ = _export(sc)
+    s = m.surfaces[0]
+    assert (len(s.uv0), len(s.uv1), len(s.colors)) == (0, 0, 0)
+    assert s.triangle_count == 1     # a flat triangle: its three corners share one normal and tangent frame
+    assert s.name == "bare"
+
+
+def test_tangents_follow_u_within_each_uv_island():
+    # two triangles share the edge 0-2; their UV islands run U along +X and along +Y
+    sc = S.Scene(meshes=[S.Mesh.from_triangles("seam", [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]],
+                                               [[0, 1, 2], [0, 2, 3]])])
+    mesh = sc.meshes[0]
+    mesh.uv_layers["UVMap"] = np.array([[0, 0], [1, 0], [1, 1],          # U = x
+                                        [4, 1], [5, 0], [5, 1]], np.float32)   # U = y + 4, V = 1 - x
+    m, _ = _export(sc)
+    from addon.codec.formats.unigine import tangent
+    s = m.surfaces[0]
+    _, t, sign = tangent.decode(s.targets[0].tangents)
+    corner_t = t[s.tri_indices]
+    np.testing.assert_allclose(corner_t[:3], [[1, 0, 0]] * 3, atol=1e-4)
+    np.testing.assert_allclose(corner_t[3:], [[0, 1, 0]] * 3, atol=1e-4)
+    assert sign.tolist() == [1.0] * len(sign)
+
+
+def test_row_grouping_survives_a_hash_collision(monkeypatch):
+    from addon.codec.formats.unigine import dedupe
+    real = dedupe._hash_rows
+    # the grouping hash sends every row to one bucket; the check hash must catch it
+    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, mul, shift:
+                        np.zeros(len(words), np.uint64) if mul == 0x100000001B3 else real(words, mul, shift))
+    rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
+    first, inverse = dedupe.group(rows)
+    assert len(first) == 3
+    assert inverse[0] == inverse[2] and len({inverse[0], inverse[1], inverse[3]}) == 3
+    first, order = dedupe.unique_in_order(rows, np.array([2, 1, 2, 0]))
+    assert first.tolist() == [3, 1, 0] and order.tolist() == [2, 1, 2, 0]
+
+
+def test_export_refuses_more_bones_than_shorts_can_index():
+    from addon.codec.errors import FormatError
+    sc = _quad_scene(materials=("one",))
+    sc.armatures.append(S.Armature("big", [S.Bone(f"b{i}") for i in range(32768)]))
+    with pytest.raises(FormatError, match="32768 bones"):
+        _export(sc)
+
+
+def test_tangent_quaternions_survive_decode_and_encode():
+    # any quaternion (up to its sign, which encodes the binormal sign) comes back within one step
+    from addon.codec.formats.unigine import tangent
+    rng = np.random.default_rng(3)
+    q = rng.normal(size=(20000, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    shorts = np.round(q * 32767).astype(np.int16)
+    again = tangent.encode(*tangent.decode(shorts)).astype(int)
+    step = np.minimum(np.abs(again - shorts).max(1), np.abs(-again - shorts).max(1))
+    assert step.max() <= 1
+    assert ((again[:, 3] < 0) == (shorts[:, 3] < 0)).all()
