@@ -19,8 +19,8 @@ ASSETS = blender_setup.ROOT / "test_assets"
 SAMPLES = [
     ("3D Studio", "3ds/cube_hierarchy.3ds", "import_scene.studio3ds", "export_scene.studio3ds", "out.3ds"),
     ("Unreal 1", "unreal/box_d.3d", "import_scene.unreal_vertex_mesh", "export_scene.unreal_vertex_mesh", "out_d.3d"),
-    ("UNIGINE", "unigine/skinned.mesh", "import_scene.unigine_mesh", "export_scene.unigine_mesh", "out.mesh"),
-    ("Ultimate 3D", "ultimate3d/cube_v2.u3d", "import_scene.ultimate3d", "export_scene.ultimate3d", "out.u3d"),
+    ("UNIGINE", "unigine/tube_skinned.mesh", "import_scene.unigine_mesh", "export_scene.unigine_mesh", "out.mesh"),
+    ("Ultimate 3D", "ultimate3d/skinned_v2.u3d", "import_scene.ultimate3d", "export_scene.ultimate3d", "out.u3d"),
 ]
 
 

@@ -11,7 +11,7 @@ from ..codec import axes
 from . import action_api
 
 _CONSTANT, _LINEAR = 0, 1
-_TRANSFORM = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale", "delta_")
+TRANSFORM_PATHS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale", "delta_")
 
 
 def _active_nla(anim) -> bool:
@@ -27,8 +27,35 @@ def has_own_transform_motion(ob) -> bool:
         return False
     if anim.drivers or _active_nla(anim):
         return True
-    return anim.action is not None and any(fc.data_path.startswith(_TRANSFORM)
+    return anim.action is not None and any(fc.data_path.startswith(TRANSFORM_PATHS)
                                            for fc in action_api.existing_channels(anim.action, ob))
+
+
+def property_channels(owner, frames: np.ndarray) -> dict[str, np.ndarray]:
+    """Every other animated property of `owner` (camera lens, light colour, visibility...):
+    data path -> (F, width) samples. Transforms, bones and shape keys are read elsewhere."""
+    anim = getattr(owner, "animation_data", None)
+    if anim is None or anim.action is None:
+        return {}
+    by_path: dict[str, dict[int, object]] = {}
+    for fc in action_api.existing_channels(anim.action, owner):
+        if not fc.data_path.startswith(TRANSFORM_PATHS + ("pose.bones", "key_blocks")):
+            by_path.setdefault(fc.data_path, {})[fc.array_index] = fc
+    out = {}
+    for path, curves in by_path.items():
+        try:
+            current = owner.path_resolve(path)
+        except ValueError:          # a curve for a property that no longer exists
+            continue
+        now = np.atleast_1d(np.array(current, np.float64)) if not isinstance(current, str) else None
+        if now is None:
+            continue
+        vals = np.repeat(now[None], len(frames), 0)
+        for index, fc in curves.items():
+            if index < vals.shape[1]:
+                vals[:, index] = sample_curve(fc, frames)
+        out[path] = vals
+    return out
 
 
 def pose_source(ob) -> str:

@@ -105,6 +105,11 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
             continue
         for bi, pb in enumerate(ob.pose.bones):
             _trs_channels(anim, f32, m[:, bi], target=i, bone=pb.name)
+    for i, ob in enumerate(objs):
+        for owner, prefix in ((ob, ""), (ob.data, "data.")):
+            for path, vals in action_sample.property_channels(owner, frames.astype(np.float64)).items():
+                step = "CONSTANT" if isinstance(owner.path_resolve(path), (bool, int)) else "LINEAR"
+                anim.channels.append(Channel(i, prefix + path, f32, vals.astype(np.float32), interpolation=step))
     for i, keys in keyed:
         for k, kb in enumerate(keys.key_blocks):
             v = key_values[i][:, k]

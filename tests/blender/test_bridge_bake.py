@@ -75,3 +75,33 @@ def test_collected_bone_channels_follow_the_action(clean, lgf):
     loc = next(c for c in scene.animations[0].channels if c.bone == "b0" and c.path == "location")
     np.testing.assert_allclose(loc.values[:, 2], np.arange(11) * 0.5, atol=1e-6)
     assert pytest.approx(list(loc.frames)) == list(range(11))
+
+
+def test_data_and_visibility_animation_is_collected(clean, lgf):
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    clean.scene.collection.objects.link(cam)
+    cam.data.lens = 20
+    cam.data.keyframe_insert("lens", frame=0)
+    cam.data.lens = 80
+    cam.data.keyframe_insert("lens", frame=10)
+    for fc in _data_curves(cam.data):
+        for kp in fc.keyframe_points:
+            kp.interpolation = "LINEAR"
+    cam.hide_viewport = False
+    cam.keyframe_insert("hide_viewport", frame=0)
+    cam.hide_viewport = True
+    cam.keyframe_insert("hide_viewport", frame=6)
+    clean.scene.frame_start, clean.scene.frame_end = 0, 10
+    anim = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions()).animations[0]
+    lens = next(c for c in anim.channels if c.path == "data.lens")
+    np.testing.assert_allclose(lens.values[:, 0], 20 + 6 * np.arange(11), atol=1e-4)
+    hide = next(c for c in anim.channels if c.path == "hide_viewport")
+    assert hide.interpolation == "CONSTANT"
+    assert hide.values[:, 0].tolist() == [0] * 6 + [1] * 5
+
+
+def _data_curves(idblock):
+    from importlib import import_module
+    from tests.blender_setup import PACKAGE
+    api = import_module(f"{PACKAGE}.bridge.action_api")
+    return api.existing_channels(idblock.animation_data.action, idblock)

@@ -105,3 +105,40 @@ def test_cli_command_converts(lgf, tmp_path):
     out = tmp_path / "out.3ds"
     assert cli._run(["convert", str(src), str(out)]) == 0
     assert out.stat().st_size > 0
+
+
+@pytest.mark.parametrize("handler,name", [("IO_FH_studio3ds", "out.3ds"), ("IO_FH_unreal_vertex_mesh", "out_d.3d"),
+                                          ("IO_FH_unigine_mesh", "out.mesh"), ("IO_FH_ultimate3d", "out.u3d")])
+def test_collection_exporter_writes_only_its_collection(clean, lgf, tmp_path, handler, name):
+    from tests.bench_data import grid_mesh
+    from addon.codec.scene import Node, Scene
+    s = Scene()
+    for k, obj_name in enumerate(["Inside", "Outside"]):
+        s.meshes.append(grid_mesh(obj_name, 50 * (k + 1)))
+        s.add_node(Node(obj_name, "MESH", k))
+    lgf.bridge.build_scene(s, lgf.bridge.BuildOptions(), clean)
+    coll = bpy.data.collections.new("Export")
+    clean.scene.collection.children.link(coll)
+    coll.objects.link(bpy.data.objects["Inside"])
+    clean.scene.collection.objects.unlink(bpy.data.objects["Inside"])
+    with clean.temp_override(collection=coll):
+        assert bpy.ops.collection.exporter_add(name=handler) == {"FINISHED"}
+        coll.exporters[0].export_properties.filepath = str(tmp_path / name)
+        assert bpy.ops.collection.export_all() == {"FINISHED"}
+    back = lgf.codec.load(tmp_path / name)
+    inside = len(bpy.data.objects["Inside"].data.polygons)
+    assert sum(len(m.corners) // 3 for m in back.meshes) == inside
+
+
+def test_failed_export_keeps_the_existing_file(clean, lgf, tmp_path):
+    from tests.bench_data import grid_mesh
+    from addon.codec.scene import Node, Scene
+    s = Scene(meshes=[grid_mesh("Big", 40_000)])       # over the 16383-vertex limit of Unreal meshes
+    s.add_node(Node("Big", "MESH", 0))
+    lgf.bridge.build_scene(s, lgf.bridge.BuildOptions(), clean)
+    target = tmp_path / "big_d.3d"
+    target.write_bytes(b"previous contents")
+    with pytest.raises(RuntimeError, match="16383"):
+        bpy.ops.export_scene.unreal_vertex_mesh(filepath=str(target))
+    assert target.read_bytes() == b"previous contents"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big_d.3d"]

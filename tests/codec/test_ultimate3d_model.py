@@ -186,3 +186,9 @@ def test_encrypted_round_trip_keeps_padding():
     model, _ = _rt(data, "pw")
     assert model.meshes[0].name == "m" and model.padding == pad
 
+
+
+def test_committed_sample_files_equal_their_fixtures():
+    from tests.conftest import ASSETS
+    assert (ASSETS / "ultimate3d" / "cube_v2.u3d").read_bytes() == fx.cube_file()
+    assert (ASSETS / "ultimate3d" / "skinned_v2.u3d").read_bytes() == full_skinned_v2()

@@ -31,13 +31,27 @@ def decode(packed: np.ndarray) -> np.ndarray:
 def encode(normals: np.ndarray, v1: bool = False) -> np.ndarray:
     """(V, 3) -> (V, 2) int16 (v2) or int8 (v1); zero vectors become +Y."""
     n = np.asarray(normals, np.float32)      # float32 trig: its error is far below one step
-    length = np.linalg.norm(n, axis=1, keepdims=True)
-    n = np.where(length > 0, n / np.where(length > 0, length, 1), np.float32([0, 1, 0]))
-    lat = -np.arcsin(np.clip(n[:, 1], -1.0, 1.0))
-    lon = np.arctan2(n[:, 0], n[:, 2])
+    return encode_xyz(n[:, 0], n[:, 1], n[:, 2], v1)
+
+
+def encode_xyz(x: np.ndarray, y: np.ndarray, z: np.ndarray, v1: bool = False) -> np.ndarray:
+    """encode() of the normals with these float32 components, as (V,) arrays (views are fine)."""
+    length = np.sqrt(x * x + y * y + z * z)       # np.linalg.norm's sum, in its order: bit for bit the same
+    ok = length > 0
+    if not ok.all():                              # zero (or NaN) vectors become +Y
+        length = np.where(ok, length, np.float32(1))
+        x, y, z = (np.where(ok, c, np.float32(k)) for c, k in ((x, 0), (y, 1), (z, 0)))
+    lat = np.arcsin(np.clip(y / length, -1.0, 1.0))
+    np.negative(lat, out=lat)
+    lon = np.arctan2(x / length, z / length)
     lat_k, lon_k, lim, dt = (V1_LAT, V1_LON, 127, np.int8) if v1 else (V2_LAT, V2_LON, 32767, np.int16)
     # truncate toward zero like the C++ cast, but let values a float32 hair short of an integer
     # (a decoded normal coming back) keep that integer, so that re-exporting is stable
     nudge = 0.02
-    out = np.stack([np.trunc(lat * lat_k + np.copysign(nudge, lat)), np.trunc(lon * lon_k + np.copysign(nudge, lon))], 1)
-    return np.clip(out, -lim, lim).astype(dt)
+    out = np.empty((len(lat), 2), lat.dtype)
+    for col, a, k in ((0, lat, lat_k), (1, lon, lon_k)):
+        v = a * k
+        v += np.copysign(nudge, a)
+        np.trunc(v, out=v)
+        np.clip(v, -lim, lim, out=out[:, col])
+    return out.astype(dt)
