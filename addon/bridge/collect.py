@@ -184,16 +184,12 @@ def _rest_state(context, ob):
 def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
     """Bulk read of a bpy mesh into a Scene Mesh (triangulated through loop_triangles)."""
     V, L, P = len(me.vertices), len(me.loops), len(me.polygons)
-    pos = np.empty(V * 3, np.float32)
-    me.vertices.foreach_get("co", pos)
-    loop_vert = np.empty(L, np.int32)
-    me.loops.foreach_get("vertex_index", loop_vert)
+    pos = _bulk(me, "position", me.vertices, "co", V, 3, np.float32)
+    loop_vert = _bulk(me, ".corner_vert", me.loops, "vertex_index", L, 1, np.int32)
     normals = np.empty(L * 3, np.float32)
-    me.corner_normals.foreach_get("vector", normals) if hasattr(me, "corner_normals") else me.loops.foreach_get("normal", normals)
+    me.corner_normals.foreach_get("vector", normals)
     normals = normals.reshape(-1, 3)
-    mat_index = np.zeros(P, np.int32)
-    if P:
-        me.polygons.foreach_get("material_index", mat_index)
+    mat_index = _bulk(me, "material_index", None, "", P, 1, np.int32)
     if triangulate and L != 3 * P:
         me.calc_loop_triangles()
         T = len(me.loop_triangles)
@@ -209,7 +205,7 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
         starts = np.empty(P, np.int32)
         me.polygons.foreach_get("loop_start", starts)
         starts = starts.astype(np.uint32)
-    m = Mesh(name=me.name, positions=pos.reshape(-1, 3), corners=loop_vert[corner_src].astype(np.uint32),
+    m = Mesh(name=me.name, positions=pos, corners=loop_vert[corner_src].astype(np.uint32),
              faces=starts, normals=normals[corner_src], face_material=mat_index[face_src])
     if tangents and me.uv_layers and L:
         # MikkTSpace from the active UV map; it needs faces of 3 or 4 corners
@@ -225,9 +221,7 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
             m.corner_attributes["bitangent_sign"] = sign[corner_src]
             me.free_tangents()
     for layer in me.uv_layers:
-        uv = np.empty(L * 2, np.float32)
-        layer.uv.foreach_get("vector", uv)
-        m.uv_layers[layer.name] = uv.reshape(-1, 2)[corner_src]
+        m.uv_layers[layer.name] = _bulk(me, layer.name, layer.uv, "vector", L, 2, np.float32)[corner_src]
     for attr in me.attributes:
         if attr.is_internal or attr.name in _SKIPPED:
             continue
@@ -252,6 +246,20 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
 _READ = {"INT": ("value", 1, np.int32), "BOOLEAN": ("value", 1, np.bool_), "QUATERNION": ("value", 4, np.float32), "FLOAT": ("value", 1, np.float32), "FLOAT2": ("vector", 2, np.float32),
          "FLOAT_VECTOR": ("vector", 3, np.float32), "FLOAT_COLOR": ("color", 4, np.float32),
          "BYTE_COLOR": ("color", 4, np.float32)}
+
+
+def _bulk(me, attribute: str, collection, key: str, count: int, width: int, dtype) -> np.ndarray:
+    """Read through the attribute API (one memcpy), else the older per-element collection,
+    else zeros when neither exists (e.g. no material_index yet)."""
+    out = np.empty(count * width, dtype)
+    attr = me.attributes.get(attribute)
+    if attr is not None and len(attr.data) == count:
+        attr.data.foreach_get("vector" if width > 1 else "value", out)
+    elif collection is not None:
+        collection.foreach_get(key, out)
+    else:
+        out[:] = 0
+    return out if width == 1 else out.reshape(-1, width)
 
 
 # Built-in attributes that have their own Scene field, or that Blender derives.

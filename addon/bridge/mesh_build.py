@@ -44,8 +44,11 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     me.vertices.add(len(pos))
     me.loops.add(len(corners))
     me.polygons.add(len(starts))
-    me.vertices.foreach_set("co", pos.ravel())
-    me.loops.foreach_set("vertex_index", corners)
+    # the attribute API takes each array in one copy; the per-element collections are much slower
+    me.attributes["position"].data.foreach_set("vector", pos.ravel())
+    corner_vert = me.attributes.get(".corner_vert")
+    (corner_vert.data if corner_vert is not None else me.loops).foreach_set(
+        "value" if corner_vert is not None else "vertex_index", corners)
     me.polygons.foreach_set("loop_start", starts)
 
     for name, uv in m.uv_layers.items():

@@ -123,6 +123,7 @@ def test_weapon_triangle_round_trip(clean, tmp_path):
     a = a_file([TETRA])
     ob = _import(write_set(tmp_path / "in", "w", d, a))
     assert [s.material.name for s in ob.material_slots][-1] == "UE1 weapon triangle"
+    assert [p.hide for p in ob.data.polygons] == [False] * 4 + [True]
     _export(tmp_path / "out" / "w_d.3d")
     assert (tmp_path / "out" / "w_d.3d").read_bytes() == d
 

@@ -223,7 +223,8 @@ def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
                 face_material=face_slot, materials=slots, shape_keys=keys,
                 face_attributes={"ue_type": types, "ue_flags": (tris["type"] & 0xF0).astype(np.int32),
                                  "ue_color": tris["color"].astype(np.int32), "ue_texture": tris["texture"].astype(np.int32),
-                                 "ue_flags_byte": tris["flags"].astype(np.int32)},
+                                 "ue_flags_byte": tris["flags"].astype(np.int32),
+                                 ".hide_poly": weapon},      # the engine never draws it: hidden in Blender too
                 extras={"ue_variant": variant, "ue_unmirror": bool(setup and setup.unmirror)})
     scene.meshes.append(mesh)
     scene.add_node(Node(model.name, "MESH", 0, matrix=script_matrix(setup, default)))
