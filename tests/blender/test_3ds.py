@@ -139,3 +139,27 @@ def test_export_animation_cameras_and_lights_from_blender(clean, tmp_path):
     assert int(re.search(r"Faces:\s+(\d+)", info).group(1)) == 12
     assert int(re.search(r"Cameras:\s+(\d+)", info).group(1)) == 1
     assert int(re.search(r"Lights:\s+(\d+)", info).group(1)) == 1
+
+
+def test_camera_lens_and_visibility_animation_export(clean, tmp_path):
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    clean.scene.collection.objects.link(cam)
+    cam.data.lens = 20
+    cam.data.keyframe_insert("lens", frame=0)
+    cam.data.lens = 80
+    cam.data.keyframe_insert("lens", frame=10)
+    box = bpy.data.objects.new("Flag", None)
+    clean.scene.collection.objects.link(box)
+    box.keyframe_insert("hide_viewport", frame=0)
+    box.hide_viewport = True
+    box.keyframe_insert("hide_viewport", frame=5)
+    clean.scene.frame_start, clean.scene.frame_end = 0, 10
+    assert bpy.ops.export_scene.studio3ds(filepath=str(tmp_path / "a.3ds")) == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.studio3ds(filepath=str(tmp_path / "a.3ds"))
+    cam, flag = bpy.data.objects["Cam"], bpy.data.objects["Flag"]
+    for frame, lens, hidden in ((0, 20, False), (4, None, False), (10, 80, True)):
+        bpy.context.scene.frame_set(frame)
+        if lens is not None:
+            assert cam.data.lens == pytest.approx(lens, rel=1e-3)
+        assert flag.hide_viewport == hidden

@@ -268,8 +268,9 @@ def test_frame_range_tracks_and_tcb():
     assert sc.nodes[0].extras["3ds_track_pos_key_flags"] == [0, 1]
     assert sc.nodes[0].extras["3ds_track_pos_tcb"][5] == 0.5
     hide = next(c for c in a.channels if c.path == "hide_viewport")
-    np.testing.assert_allclose(hide.frames, [5, 9])
-    np.testing.assert_allclose(hide.values[:, 0], [1, 0])
+    # toggles at 5 and 9, visible before the first one
+    np.testing.assert_allclose(hide.frames, [0, 5, 9])
+    np.testing.assert_allclose(hide.values[:, 0], [0, 1, 0])
     assert hide.interpolation == "CONSTANT"
 
 

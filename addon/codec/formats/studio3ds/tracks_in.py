@@ -73,5 +73,8 @@ def node_channels(n: KfNode, target: int, node: Node, sc: Scene, warnings: Warni
         elif cid == ids.HIDE_TRACK:
             # each key toggles visibility, starting visible
             hidden = (np.arange(len(frames)) % 2 == 0).astype(np.float64)
+            if len(frames) and frames[0] > 0:
+                # constant extrapolation would show the first toggle before it happens
+                frames, hidden = np.r_[0.0, frames], np.r_[0.0, hidden]
             out.append(Channel(target, "hide_viewport", frames, hidden[:, None], interpolation="CONSTANT"))
     return out
