@@ -120,25 +120,10 @@ class ImportOperator(ImportHelper):
         return {"FINISHED"}
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        own = [f.name for f in fields(self.options_class)]
-        if own:
-            box = layout.box()
-            box.label(text="Format")
-            for name in own:
-                box.prop(self, name)
-        box = layout.box()
-        box.label(text="Include")
-        box.prop(self, "object_types")
-        box.prop(self, "use_keyframes")
-        box.prop(self, "use_new_collection")
-        box = layout.box()
-        box.label(text="Transform")
-        box.prop(self, "global_scale")
-        box.prop(self, "axis_forward")
-        box.prop(self, "axis_up")
-        box.prop(self, "apply_transform")
+        self.layout.use_property_split = True
+        _box(self, "Format", [f.name for f in fields(self.options_class)])
+        _box(self, "Include", ["object_types", "use_keyframes", "use_new_collection"])
+        _box(self, "Transform", ["global_scale", "axis_forward", "axis_up", "apply_transform"])
 
 
 class ExportOperator(ExportHelper):
@@ -188,30 +173,21 @@ class ExportOperator(ExportHelper):
         return {"FINISHED"}
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        if not self.collection:
-            box = layout.box()
-            box.label(text="Limit to")
-            box.prop(self, "use_selection")
-            box.prop(self, "use_visible")
-            box.prop(self, "use_active_collection")
-        box = layout.box()
-        box.label(text="Include")
-        box.prop(self, "object_types")
-        box.prop(self, "apply_modifiers")
-        box.prop(self, "use_keyframes")
-        own = [f.name for f in fields(self.options_class)]
-        if own:
-            box = layout.box()
-            box.label(text="Format")
-            for name in own:
-                box.prop(self, name)
-        box = layout.box()
-        box.label(text="Transform")
-        box.prop(self, "global_scale")
-        box.prop(self, "axis_forward")
-        box.prop(self, "axis_up")
+        self.layout.use_property_split = True
+        if not self.collection:           # a Collection Exporter has its scope already
+            _box(self, "Limit to", ["use_selection", "use_visible", "use_active_collection"])
+        _box(self, "Include", ["object_types", "apply_modifiers", "use_keyframes"])
+        _box(self, "Format", [f.name for f in fields(self.options_class)])
+        _box(self, "Transform", ["global_scale", "axis_forward", "axis_up"])
+
+
+def _box(op, title: str, names: list[str]) -> None:
+    if not names:
+        return
+    box = op.layout.box()
+    box.label(text=title)
+    for name in names:
+        box.prop(op, name)
 
 
 def file_handler(idname: str, label: str, import_op: str, export_op: str, extensions: str):

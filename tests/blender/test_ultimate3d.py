@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import bpy
+from tests.blender.helpers import evaluated_positions
 from tests.codec import u3d_fixtures as fx
 from tests.codec.test_ultimate3d_model import frames_v2, full_skinned_v2
 
@@ -13,18 +14,6 @@ def _import(path, **kw):
 
 def _export(path, **kw):
     assert bpy.ops.export_scene.ultimate3d(filepath=str(path), **kw) == {"FINISHED"}
-
-
-def _world_positions(ob):
-    ev = ob.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    me = ev.to_mesh()
-    try:
-        co = np.empty(len(me.vertices) * 3, np.float32)
-        me.vertices.foreach_get("co", co)
-    finally:
-        ev.to_mesh_clear()
-    m = np.array(ob.matrix_world)
-    return co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
 
 
 def test_cube_imports_outward_and_up(clean, tmp_path):
@@ -52,7 +41,7 @@ def test_frames_lods_and_shape_keys(clean, tmp_path):
     sc = bpy.context.scene
     for f, scale in ((0, 1.0), (1, 2.0)):
         sc.frame_set(f)
-        assert _world_positions(hi)[1] == pytest.approx([scale, 0, 0])
+        assert evaluated_positions(hi, world=True)[1] == pytest.approx([scale, 0, 0])
 
 
 def test_skinned_model_with_actions(clean, tmp_path):
@@ -80,14 +69,14 @@ def test_export_round_trip_keeps_positions_and_ranges(clean, tmp_path):
     before = {}
     for f in range(6):
         sc.frame_set(f)
-        before[f] = _world_positions(bpy.data.objects["skin"])
+        before[f] = evaluated_positions(bpy.data.objects["skin"], world=True)
     _export(tmp_path / "out.u3d")
     bpy.ops.wm.read_homefile(use_empty=True)
     _import(tmp_path / "out.u3d")
     ob = next(o for o in bpy.context.scene.objects if o.type == "MESH")
     for f in range(6):
         bpy.context.scene.frame_set(f)
-        got = _world_positions(ob)
+        got = evaluated_positions(ob, world=True)
         assert np.sort(got, 0) == pytest.approx(np.sort(before[f], 0), abs=1e-4), f
     assert {a.name for a in bpy.data.actions} >= {"walk", "run"}
 
@@ -159,10 +148,10 @@ def test_bone_parented_mesh_follows_its_bone(clean, tmp_path):
     sc = bpy.context.scene
     sc.frame_set(0)
     # MeshToWorld = MeshToBone * BoneToWorld: at frame 0 the mesh sits where the file put it
-    assert _world_positions(ob)[1] == pytest.approx([1, 0, 0], abs=1e-5)
+    assert evaluated_positions(ob, world=True)[1] == pytest.approx([1, 0, 0], abs=1e-5)
     sc.frame_set(1)
     # the bone moved by U3D X 3 = Blender x 3
-    assert _world_positions(ob)[1] == pytest.approx([4, 0, 0], abs=1e-5)
+    assert evaluated_positions(ob, world=True)[1] == pytest.approx([4, 0, 0], abs=1e-5)
 
 
 def _corner_table(ob):
@@ -245,4 +234,4 @@ def test_bone_parented_export_from_a_posed_frame(clean, tmp_path):
     ob = bpy.data.objects["blade"]
     for frame, x in ((0, 1.0), (1, 4.0)):
         bpy.context.scene.frame_set(frame)
-        assert _world_positions(ob)[1] == pytest.approx([x, 0, 0], abs=1e-5)
+        assert evaluated_positions(ob, world=True)[1] == pytest.approx([x, 0, 0], abs=1e-5)

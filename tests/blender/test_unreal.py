@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import bpy
+from tests.blender.helpers import evaluated_positions
 from tests.codec.unreal_fixtures import ASSETS, TETRA, a_file, d_file, pack_word, tetra_pair, tri, write_set
 
 
@@ -18,17 +19,6 @@ def _import(path, **kw):
 
 def _export(path, **kw):
     assert bpy.ops.export_scene.unreal_vertex_mesh(filepath=str(path), **kw) == {"FINISHED"}
-
-
-def _evaluated_positions(ob):
-    ev = ob.evaluated_get(bpy.context.evaluated_depsgraph_get())
-    me = ev.to_mesh()
-    try:
-        co = np.empty(len(me.vertices) * 3, np.float32)
-        me.vertices.foreach_get("co", co)
-    finally:
-        ev.to_mesh_clear()
-    return co.reshape(-1, 3)
 
 
 def _bmp(path, w=2, h=2):
@@ -62,7 +52,7 @@ def test_blender_frame_i_shows_file_frame_i(clean, tmp_path):
     ob = _import(write_set(tmp_path, "tet", d, a))
     for frame in range(5):
         clean.scene.frame_set(frame)
-        pos = _evaluated_positions(ob)
+        pos = evaluated_positions(ob)
         assert pos[3, 2] == pytest.approx(1.0 + frame)
         assert pos[1].tolist() == pytest.approx([1.0, 0.0, 0.0])
     assert me_action_name(ob) == "All"
@@ -250,7 +240,7 @@ def test_blender_to_file_to_blender_keeps_frames_uvs_attributes(clean, tmp_path)
     want = []
     for f in (0, 1):
         clean.scene.frame_set(f)
-        want.append(_evaluated_positions(ob).copy())
+        want.append(evaluated_positions(ob).copy())
     clean.scene.frame_set(0)
     _export(tmp_path / "ico_d.3d")
     bpy.ops.wm.read_homefile(use_empty=True)
@@ -258,7 +248,7 @@ def test_blender_to_file_to_blender_keeps_frames_uvs_attributes(clean, tmp_path)
     step = np.array([1 / 8, 1 / 8, 1 / 4])
     for f in (0, 1):
         bpy.context.scene.frame_set(f)
-        assert (np.abs(_evaluated_positions(back) - want[f]) <= step / 2 + 1e-5).all()
+        assert (np.abs(evaluated_positions(back) - want[f]) <= step / 2 + 1e-5).all()
     got = np.empty(len(back.data.polygons), np.int32)
     back.data.attributes["ue_type"].data.foreach_get("value", got)
     assert got.tolist() == types.tolist()
