@@ -13,6 +13,7 @@ import numpy as np
 LAYERED = bpy.app.version >= (4, 4, 0)
 
 _INTERP = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+_FREE = 0          # keyframe handle type enum: FREE, ALIGNED, VECTOR, AUTO, AUTO_CLAMPED
 
 
 def _slot_for(action, owner):
@@ -67,8 +68,9 @@ def push_to_nla(owner, action, start: float, name: str) -> None:
 
 
 def add_curve(bag, data_path: str, index: int, frames: np.ndarray, values: np.ndarray,
-              interpolation: str = "LINEAR", group: str = "") -> None:
-    """One F-curve, all keys at once. `bag` comes from channels()."""
+              interpolation: str = "LINEAR", group: str = "", handles: np.ndarray | None = None) -> None:
+    """One F-curve, all keys at once. `bag` comes from channels(). `handles` (N, 2, 2):
+    explicit left/right Bezier handles (frame, value) per key."""
     fc = bag.fcurves.new(data_path, index=index)
     if group:
         grp = bag.groups.get(group) or bag.groups.new(group)
@@ -80,7 +82,15 @@ def add_curve(bag, data_path: str, index: int, frames: np.ndarray, values: np.nd
     co[:, 1] = values
     fc.keyframe_points.foreach_set("co", co.ravel())
     fc.keyframe_points.foreach_set("interpolation", np.full(n, _INTERP.get(interpolation, 1), np.int32))
-    fc.update()
+    if handles is not None:
+        free = np.full(n, _FREE, np.int32)
+        fc.keyframe_points.foreach_set("handle_left_type", free)
+        fc.keyframe_points.foreach_set("handle_right_type", free)
+        h = np.asarray(handles, np.float32)
+        fc.keyframe_points.foreach_set("handle_left", np.ascontiguousarray(h[:, 0]).ravel())
+        fc.keyframe_points.foreach_set("handle_right", np.ascontiguousarray(h[:, 1]).ravel())
+    else:
+        fc.update()      # auto handles; explicit handles must not be recomputed
 
 
 def action_owner(owner):

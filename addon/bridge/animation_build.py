@@ -67,18 +67,20 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
             values = np.asarray(ch.values, np.float64)
             if values.ndim == 1:
                 values = values[:, None]
+            handles = ch.handles
             if rooted and not ch.bone and 0 <= ch.target < len(scene.nodes) and scene.nodes[ch.target].parent < 0:
                 values = _apply_global(ch, G)
-            by_owner.setdefault(owner.as_pointer(), (owner, []))[1].append((path, group, ch, values))
+                handles = None       # mixed by the global matrix: let Blender recompute them
+            by_owner.setdefault(owner.as_pointer(), (owner, []))[1].append((path, group, ch, values, handles))
         for owner, curves in by_owner.values():
             name = anim.name if len(by_owner) == 1 else f"{anim.name}|{owner.name}"
             action = bpy.data.actions.new(name)
             action.use_fake_user = True
             fcurves = action_api.channels(action, owner)
-            for path, group, ch, values in curves:
+            for path, group, ch, values, handles in curves:
                 for index in range(values.shape[1]):
-                    action_api.add_curve(fcurves, path, index, np.asarray(ch.frames, np.float32),
-                                         values[:, index], ch.interpolation, group)
+                    action_api.add_curve(fcurves, path, index, np.asarray(ch.frames, np.float32), values[:, index],
+                                         ch.interpolation, group, None if handles is None else handles[:, index])
             _finish(action, anim, owner)
             actions.append(action)
     return actions

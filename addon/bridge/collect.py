@@ -326,6 +326,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
                       and con.target is not None and con.target.as_pointer() in index), None)
         if track is not None:
             node.target = index[track.target.as_pointer()]
+            node.target_up = bool(getattr(track, "use_target_z", False))
         c.scene.nodes.append(node)
     sc = context.scene
     c.scene.frame_start, c.scene.frame_end = sc.frame_start, sc.frame_end

@@ -123,6 +123,7 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
             con = obj.constraints.new("TRACK_TO")
             con.target = res.objects[node.target]
             con.track_axis, con.up_axis = "TRACK_NEGATIVE_Z", "UP_Y"
+            con.use_target_z = node.target_up
 
     # skins need the armature object: the mesh node's nearest armature, else the first one
     arm_objects = {node.data: res.objects[i] for i, node in enumerate(scene.nodes)

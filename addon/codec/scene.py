@@ -186,6 +186,7 @@ class Node:
                                                             # parent bone's head frame when parent_bone is set
     matrix_parent_inverse: np.ndarray = field(default_factory=identity)
     target: int = -1               # node this camera/light looks at (a Track To constraint)
+    target_up: bool = False        # the target's Z axis gives the up direction (how roll is carried)
     hide: bool = False             # hidden in viewport and render
     cast_shadow: bool = True
     collection: str = ""           # child collection to put it in ("" = the import collection)
@@ -213,6 +214,7 @@ class Channel:
     values: np.ndarray
     bone: str = ""
     interpolation: str = "LINEAR"  # CONSTANT, LINEAR, BEZIER
+    handles: np.ndarray | None = None   # BEZIER only: (N, D, 2, 2) left/right handle (frame, value) per key
 
 
 @dataclass

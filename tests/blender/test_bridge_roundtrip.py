@@ -141,3 +141,25 @@ def test_global_matrix_applies_to_roots_and_their_animation(clean, lgf):
     clean.scene.frame_set(1)
     np.testing.assert_allclose(np.array(e.matrix_world)[:3, 3], [0, 4, 0], atol=1e-5)
     assert e.scale[0] == pytest.approx(2)
+
+
+def test_explicit_bezier_handles_and_target_up(clean, lgf):
+    bridge = lgf.bridge
+    s = Scene()
+    target = s.add_node(Node("T", "EMPTY", matrix=axes.compose([0, 5, 0], [1, 0, 0, 0], [1, 1, 1])))
+    s.cameras.append(Camera("C"))
+    s.add_node(Node("C", "CAMERA", 0, target=target, target_up=True))
+    frames = np.array([0, 10], np.float32)
+    # a curve that overshoots: handles pull it up to well above both keys at the middle
+    handles = np.array([[[[-3, 50], [3, 59]]], [[[7, 59], [13, 50]]]], np.float32)   # (N=2, D=1, left/right, xy)
+    s.animations.append(Animation("A", 0, 10, channels=[
+        Channel(target, "location", frames, np.array([[0, 5, 0], [0, 5, 0]], np.float32)),
+        Channel(1, "data.lens", frames, np.array([[50], [50]], np.float32), interpolation="BEZIER",
+                handles=handles)]))
+    bridge.build_scene(s, bridge.BuildOptions(), clean)
+    cam = bpy.data.objects["C"]
+    assert cam.constraints[0].use_target_z
+    clean.scene.frame_set(5)
+    assert cam.data.lens == pytest.approx(50 + 9 * 0.75, abs=0.05)   # cubic Bezier at t = 1/2: 3/4 of the handle lift
+    back = bridge.collect_scene(clean, bridge.CollectOptions(use_keyframes=False))
+    assert back.nodes[[n.name for n in back.nodes].index("C")].target_up
