@@ -10,6 +10,7 @@ import numpy as np
 from ..codec.scene import (Armature, Bone, Camera, Image, Light, Mesh, Node, Scene, ShapeKey, Skin)
 from . import props
 from .material_build import collect_material
+from .weights import weight_triples
 
 
 @dataclass(frozen=True)
@@ -121,13 +122,10 @@ class _Collector:
         a = self.armature(arm)
         bone_index = {b.name: i for i, b in enumerate(self.scene.armatures[a].bones)}
         group_bone = np.array([bone_index.get(g.name, -1) for g in ob.vertex_groups], np.int32)
-        # Blender has no bulk accessor for vertex-group weights: this loop is the one exception.
-        pairs = [(v.index, g.group, g.weight) for v in ob.data.vertices for g in v.groups]
+        vi, gi, w = weight_triples(self.context, ob)
         V = len(m.positions)
-        if not pairs:
+        if not len(vi):
             return
-        arr = np.array(pairs, np.float64)
-        vi, gi, w = arr[:, 0].astype(np.int64), arr[:, 1].astype(np.int64), arr[:, 2].astype(np.float32)
         bone = group_bone[gi]
         ok = bone >= 0
         vi, bone, w = vi[ok], bone[ok], w[ok]
