@@ -286,16 +286,74 @@ def test_tangents_follow_u_within_each_uv_island():
 
 def test_row_grouping_survives_a_hash_collision(monkeypatch):
     from addon.codec.formats.unigine import dedupe
-    real = dedupe._hash_rows
-    # the grouping hash sends every row to one bucket; the check hash must catch it
-    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, mul, shift:
-                        np.zeros(len(words), np.uint64) if mul == 0x100000001B3 else real(words, mul, shift))
+    # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
+    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
+    monkeypatch.setattr(dedupe, "_SORT_BELOW", 2)
     rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
     first, inverse = dedupe.group(rows)
-    assert len(first) == 3
-    assert inverse[0] == inverse[2] and len({inverse[0], inverse[1], inverse[3]}) == 3
+    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2]
     first, order = dedupe.unique_in_order(rows, np.array([2, 1, 2, 0]))
     assert first.tolist() == [3, 1, 0] and order.tolist() == [2, 1, 2, 0]
+
+
+def _reference_unique_in_order(record: np.ndarray, vertex: np.ndarray):
+    """The plain definition: distinct rows by bytes, ordered by (vertex of first use, first use)."""
+    seen, firsts, label = {}, [], []
+    for i, row in enumerate(record):
+        key = row.tobytes()
+        if key not in seen:
+            seen[key] = len(firsts)
+            firsts.append(i)
+        label.append(seen[key])
+    order = sorted(range(len(firsts)), key=lambda g: (int(vertex[firsts[g]]), firsts[g]))
+    rank = {g: r for r, g in enumerate(order)}
+    return [firsts[g] for g in order], [rank[g] for g in label]
+
+
+@pytest.mark.parametrize("vertex_scale", [1, 70_000, 3_000_000])
+def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
+    from addon.codec.formats.unigine import dedupe
+    rng = np.random.default_rng(vertex_scale)
+    # few distinct values, so rows repeat across and within vertices; large vertex numbers take the radix path
+    record = rng.integers(0, 3, (3000, 9)).astype(np.float32)
+    vertex = rng.integers(0, 400, 3000) * vertex_scale
+    want = _reference_unique_in_order(record, vertex)
+    first, tri = dedupe.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
+    assert (first.tolist(), tri.tolist()) == want
+    # a tiny table makes most rows collide and go round again, then to the exact sort
+    monkeypatch.setattr(dedupe, "_SORT_BELOW", 10)
+    real = dedupe._hash_rows
+    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, seed: real(words, seed) & np.uint32(0xF0000000))
+    first, tri = dedupe.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
+    assert (first.tolist(), tri.tolist()) == want
+
+
+def test_triangle_vertices_match_a_plain_de_duplication_on_a_mesh_with_seams():
+    from addon.codec.formats.unigine import export, tangent
+    rng = np.random.default_rng(11)
+    pos = rng.integers(0, 4, (60, 3)).astype(np.float32)
+    tris = np.array([rng.choice(60, 3, replace=False) for _ in range(150)])
+    mesh = S.Mesh.from_triangles("seams", pos, tris)
+    uv = np.round(pos[mesh.corners, :2] / 2, 1)
+    uv[rng.random(len(uv)) < 0.3] += 0.5                # UV seams: one vertex, several UVs
+    mesh.uv_layers["UVMap"] = uv.astype(np.float32)
+    mesh.normals = np.round(pos[mesh.corners] - 1.5).astype(np.float32)   # shared by some, split at others
+    mesh.colors["Color"] = rng.integers(0, 2, (len(uv), 4)).astype(np.float32)
+    sc = S.Scene(meshes=[mesh])
+    sc.add_node(S.Node("seams", "MESH", 0))
+    m, _ = _export(sc)
+    s = m.surfaces[0]
+    part = export._Part(sc, 0, mesh, -1, None, Warnings())
+    vertex = part.vertex
+    first, tri = _reference_unique_in_order(part.record, vertex)
+    assert s.tri_indices.tolist() == tri
+    assert s.coord_indices.tolist() == vertex.tolist()       # every vertex used: the file keeps their numbers
+    frame = part.record.view(np.float32)[first]
+    np.testing.assert_array_equal(s.targets[0].tangents, tangent.encode(frame[:, 0:3], frame[:, 3:6], frame[:, 6]))
+    np.testing.assert_array_equal(s.uv0[:, 0], uv[first, 0])
+    np.testing.assert_array_equal(s.uv0[:, 1], np.float32(1) - uv[first, 1].astype(np.float32))
+    assert s.triangle_count < len(mesh.corners)            # some corners did merge
+    assert len(s.uv0) > len(np.unique(vertex))              # and the seams did split
 
 
 def test_export_refuses_more_bones_than_shorts_can_index():

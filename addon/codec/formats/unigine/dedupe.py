@@ -1,52 +1,154 @@
-"""Grouping equal rows of bytes in bulk: split vertex records, tangent groups.
+"""Grouping equal rows of bytes in bulk (split vertex records, tangent groups), in O(rows).
 
-np.unique on wide void rows is slow; one 64-bit hash per row sorts fast,
-and a second independent hash proves the grouping (falling back to exact
-comparison if it ever disagrees).
+Rows are hashed to a slot of an open table; each slot keeps its first row,
+and every row is compared byte for byte with the first row of its slot. A
+row whose slot belongs to a different row goes round again with another
+hash; the few left after that are grouped by an exact sort. No hash is ever
+trusted: equal means equal bytes.
 """
 from __future__ import annotations
 
 import numpy as np
 
+_CHUNK = 1 << 15          # rows hashed at a time, so that a chunk stays in cache
+_ROUNDS = 3               # table rounds before the exact sort takes what is left
+_SORT_BELOW = 4096        # so few rows left: sort them
+_MULTIPLIERS = np.array([0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1, 0xD3A2646C | 1,
+                         0xFD7046C5, 0xB55A4F09, 0x7FEB352D, 0x846CA68B, 0xE7037ED1, 0x8EBC6AF1], np.uint32)
 
-def _hash_rows(words: np.ndarray, multiplier: int, shift: int) -> np.ndarray:
-    h = np.zeros(len(words), np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(words.shape[1]):
-            h ^= words[:, j]
-            h *= np.uint64(multiplier)
-            h ^= h >> np.uint64(shift)
-    return h
+
+def _words(record: np.ndarray) -> np.ndarray:
+    """(N, W) uint32 holding each row's bytes (zero-padded to whole words)."""
+    record = np.ascontiguousarray(record)
+    raw = record.reshape(len(record), -1).view(np.uint8) if record.size else \
+        np.zeros((len(record), 0), np.uint8)
+    width = raw.shape[1]
+    if width % 4 == 0 and width:
+        return raw.view(np.uint32)
+    padded = np.zeros((len(raw), max(4, -(-width // 4) * 4)), np.uint8)
+    padded[:, :width] = raw
+    return padded.view(np.uint32)
+
+
+def _hash_rows(words: np.ndarray, seed: int) -> np.ndarray:
+    """A 32-bit hash per row (uint32); any hash works, equality is always checked on the bytes."""
+    n, width = words.shape
+    mult = np.roll(_MULTIPLIERS, seed)
+    out = np.empty(n, np.uint32)
+    acc = np.empty(min(n, _CHUNK), np.uint32)
+    tmp = np.empty_like(acc)
+    for start in range(0, n, _CHUNK):
+        w = words[start:start + _CHUNK]
+        a, t = acc[:len(w)], tmp[:len(w)]
+        a[:] = np.uint32(seed * 0x61C88647 & 0xFFFFFFFF)
+        for j in range(width):
+            np.multiply(w[:, j], mult[j % len(mult)], out=t)
+            a ^= t
+            np.right_shift(a, np.uint32(15), out=t)
+            a ^= t
+            a *= np.uint32(0x2C1B3C6D)
+        np.right_shift(a, np.uint32(16), out=t)
+        np.bitwise_xor(a, t, out=out[start:start + len(w)])
+    return out
+
+
+def _first_in_slot(slot: np.ndarray, size: int) -> np.ndarray:
+    """The smallest row index holding each row's slot."""
+    rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)
+    table = np.empty(size, rows.dtype)
+    # assigned back to front, so the front-most row of each slot is written last
+    table[slot[::-1]] = rows[::-1]
+    holder = table[slot]
+    if (holder > rows).any():       # an assignment order numpy does not promise: take the minimum exactly
+        table.fill(len(slot))
+        np.minimum.at(table, slot, rows)
+        holder = table[slot]
+    return holder.astype(np.int64)
+
+
+def _exact(words: np.ndarray) -> np.ndarray:
+    """Per row, the first row with the same bytes (a sort; for few rows)."""
+    void = np.ascontiguousarray(words).view(np.dtype((np.void, 4 * words.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(void, return_index=True, return_inverse=True)
+    return first[inverse.reshape(-1)]
+
+
+def _equal_rows(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The entries of `a` whose row equals the matching row of `b`."""
+    keep = words[a, 0] == words[b, 0]          # rejects most different rows cheaply
+    a, b = a[keep], b[keep]
+    if words.shape[1] > 1 and len(a):
+        rows = words.view(np.dtype((np.void, 4 * words.shape[1]))).reshape(-1)
+        a = a[rows[a] == rows[b]]
+    return a
+
+
+def representatives(record: np.ndarray) -> np.ndarray:
+    """Per row, the index of the first row with the same bytes (int64)."""
+    words = _words(record)
+    n = len(words)
+    rep = np.arange(n, dtype=np.int64)
+    todo = None                      # rows still ungrouped (None: all of them)
+    for round_ in range(_ROUNDS):
+        count = n if todo is None else len(todo)
+        if count < (_SORT_BELOW if round_ else 2):
+            break
+        w = words if todo is None else words[todo]
+        bits = max(4, int(count).bit_length() + 2)
+        slot = (_hash_rows(w, round_) >> np.uint32(32 - bits)).astype(np.intp) if bits < 32 else \
+            _hash_rows(w, round_).astype(np.intp)
+        holder = _first_in_slot(slot, 1 << min(bits, 32))
+        local = np.arange(count, dtype=np.int64)
+        other = np.flatnonzero(holder != local)
+        same = np.ones(count, bool)
+        same[other] = False
+        same[_equal_rows(w, other, holder[other])] = True
+        if todo is None:
+            rep = holder
+            todo = np.flatnonzero(~same)
+        else:
+            rep[todo[same]] = todo[holder[same]]
+            todo = todo[~same]
+        if not len(todo):
+            return rep
+    if todo is not None and len(todo):
+        rep[todo] = todo[_exact(words[todo])]
+    return rep
 
 
 def group(record: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal byte rows: (first row index of each group, group per row); groups in hash order.
-
-    Rows are grouped by a 64-bit hash and the groups checked with a second,
-    independent one; a mismatch falls back to comparing whole rows.
-    """
-    record = np.ascontiguousarray(record)
-    if len(record) == 0:
+    """Equal byte rows: (first row of each group, ascending; group per row, numbered in that order)."""
+    n = len(record)
+    if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    width = -(-record.shape[1] // 8) * 8
-    padded = np.zeros((len(record), width), np.uint8)
-    padded[:, :record.shape[1]] = record
-    words = padded.view("<u8")
-    h = _hash_rows(words, 0x100000001B3, 29)
-    order = np.argsort(h)
-    hs = h[order]
-    new_group = np.empty(len(hs), bool)
-    new_group[0] = True
-    np.not_equal(hs[1:], hs[:-1], out=new_group[1:])
-    starts = np.flatnonzero(new_group)
-    first = np.minimum.reduceat(order, starts)
-    inverse = np.empty(len(order), np.int64)
-    inverse[order] = np.cumsum(new_group) - 1
-    check = _hash_rows(words, 0x9E3779B97F4A7C15, 31)
-    if not np.array_equal(check, check[first[inverse]]):
-        void = np.ascontiguousarray(record).view(np.dtype((np.void, record.shape[1]))).reshape(-1)
-        _, first, inverse = np.unique(void, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    rep = representatives(record)
+    is_first = rep == np.arange(n)
+    first = np.flatnonzero(is_first)
+    label = np.cumsum(is_first, dtype=np.int64) - 1
+    return first, label[rep]
+
+
+def stable_order(key: np.ndarray) -> np.ndarray:
+    """np.argsort(key, kind="stable") for non-negative integer keys, in O(n) when the keys are disordered."""
+    key = np.asarray(key, np.int64)
+    n = len(key)
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    top = int(key.max())
+    if top < 1 << 16:
+        return np.argsort(key.astype(np.uint16), kind="stable")
+    # nearly ordered keys (the usual mesh: corners follow faces, faces follow vertices)
+    # merge fast; scattered ones take an LSD radix sort, 16 bits at a time
+    behind = np.maximum.accumulate(key) - key
+    if float(behind.mean()) * 64 < top:
+        return np.argsort(key, kind="stable")
+    order = np.argsort(key.astype(np.uint16), kind="stable")
+    shift = 16
+    while top >> shift:
+        digit = (key[order] >> shift).astype(np.uint16)
+        order = order[np.argsort(digit, kind="stable")]
+        shift += 16
+    return order
 
 
 def unique_in_order(record: np.ndarray, vertex: np.ndarray):
@@ -59,8 +161,7 @@ def unique_in_order(record: np.ndarray, vertex: np.ndarray):
     if len(record) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     first, inverse = group(record)
-    # one int64 key sorts faster than lexsort on two: vertex first, then first use
-    order = np.argsort(vertex[first].astype(np.int64) * len(record) + first)
+    order = stable_order(np.asarray(vertex)[first])
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return first[order], rank[inverse.reshape(-1)]
+    return first[order], rank[inverse]

@@ -17,7 +17,7 @@ from .dedupe import unique_in_order
 from .geometry import corner_frames, triangulate
 from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
 from .options import ExportOptions
-from .scene import BASIS, COLOR_NAME, uv_from_blender
+from .scene import BASIS, COLOR_NAME
 
 
 MAX_SURFACES = 32768      # the format page's limit
@@ -53,8 +53,17 @@ def _apply(xf: np.ndarray, points: np.ndarray) -> np.ndarray:
     return (np.asarray(points, np.float64) @ xf[:3, :3].T + xf[:3, 3]).astype(np.float32)
 
 
+_WIDTH = {"uv0": 2, "uv1": 2, "colors": 1}     # record columns of the optional split data
+
+
 class _Part:
-    """One mesh object's triangles, ready to cut into surfaces."""
+    """One mesh object's triangles, ready to cut into surfaces.
+
+    Each triangle corner's split data sits in one row of `record` (uint32
+    words): the frame (normal, tangent, binormal sign) as 7 float32, then
+    the optional uv0, uv1 (2 float32 each) and colour (4 bytes); `layout`
+    names the column where each optional one starts.
+    """
 
     def __init__(self, scene: Scene, node: int, mesh: Mesh, arm_node: int, bone_map, warnings: Warnings):
         self.name = scene.nodes[node].name if node >= 0 else mesh.name
@@ -63,23 +72,41 @@ class _Part:
         self.positions = _apply(xf, mesh.positions)
         self.keys = [(k.name, _apply(xf, k.positions)) for k in mesh.shape_keys]
         corner = self.tri_corners.reshape(-1)
-        self.vertex = mesh.corners.astype(np.int64)[corner]
-        uvs = list(mesh.uv_layers.values())
-        self.uv0 = uv_from_blender(uvs[0][corner]) if uvs else None
-        self.uv1 = uv_from_blender(uvs[1][corner]) if len(uvs) > 1 else None
-        if len(uvs) > 2:
-            warnings.warn(f"mesh {mesh.name!r}: only 2 of its {len(uvs)} UV layers are written")
+        all_triangles = len(mesh.faces) > 0 and bool((mesh.face_sizes == 3).all())
+
+        def per_corner(a: np.ndarray) -> np.ndarray:
+            return a if all_triangles else a[corner]
+
+        self.vertex = per_corner(mesh.corners.astype(np.int64))
+        uvs = list(mesh.uv_layers.values())[:2]
+        if len(mesh.uv_layers) > 2:
+            warnings.warn(f"mesh {mesh.name!r}: only 2 of its {len(mesh.uv_layers)} UV layers are written")
         cols = mesh.colors.get(COLOR_NAME, next(iter(mesh.colors.values()), None))
-        self.colors = None if cols is None else \
-            np.clip(np.round(np.asarray(cols)[corner] * 255), 0, 255).astype(np.uint8)
+        present = ["uv0", "uv1"][:len(uvs)] + ([] if cols is None else ["colors"])
+        self.layout = {}
+        width = 7
+        for attr in present:
+            self.layout[attr] = width
+            width += _WIDTH[attr]
+        self.record = np.empty((len(corner), width), np.uint32)
+        floats = self.record.view(np.float32)
+        for uv, attr in zip(uvs, ("uv0", "uv1")):
+            c = self.layout[attr]
+            uv = per_corner(np.asarray(uv, np.float32).reshape(-1, 2))
+            floats[:, c] = uv[:, 0]
+            floats[:, c + 1] = 1.0 - uv[:, 1]            # scene.uv_from_blender
+        if cols is not None:
+            rgba = np.clip(np.round(per_corner(np.asarray(cols)) * 255), 0, 255).astype(np.uint8)
+            self.record[:, self.layout["colors"]] = rgba.view(np.uint32).reshape(-1)
         normal, tan, sign = corner_frames(mesh, self.positions, self.tri_corners, xf)
         # quaternions are made after de-duplication, once per triangle vertex
-        self.frame = np.empty((len(corner), 7), np.float32)
-        self.frame[:, 0:3] = normal if _IDENTITY_BASIS else normal @ BASIS
-        self.frame[:, 3:6] = tan if _IDENTITY_BASIS else tan @ BASIS
-        self.frame[:, 6] = sign
+        floats[:, 0:3] = normal if _IDENTITY_BASIS else normal @ BASIS
+        floats[:, 3:6] = tan if _IDENTITY_BASIS else tan @ BASIS
+        floats[:, 6] = sign
         fm = mesh.face_material if mesh.face_material is not None else np.zeros(len(mesh.faces), np.int32)
-        slots = np.asarray(fm, np.int64)[_face_of_triangle(mesh, self.tri_corners)]
+        slots = np.asarray(fm, np.int64)
+        if not all_triangles:
+            slots = slots[_face_of_triangle(mesh, self.tri_corners)]
         mats = np.asarray(mesh.materials or [-1], np.int64)
         self.material = mats[np.clip(slots, 0, len(mats) - 1)]
         self.skin = _skin_arrays(mesh, bone_map, warnings) if mesh.skin is not None and bone_map is not None else None
@@ -117,42 +144,64 @@ def _skin_arrays(mesh: Mesh, bone_map: np.ndarray, warnings: Warnings):
     return q, bones
 
 
+def _used_vertices(vertex: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(vertex, return_inverse=True) for indices below `count`, without a sort."""
+    seen = np.zeros(count, bool)
+    seen[vertex] = True
+    used = np.flatnonzero(seen)
+    if len(used) == count:
+        return used, vertex
+    new_index = np.cumsum(seen, dtype=np.int64) - 1
+    return used, new_index[vertex]
+
+
+def _surface_record(parts: list[tuple["_Part", np.ndarray]]) -> np.ndarray:
+    """The selected rows of the parts' records, with the optional columns any of them has (zeros if missing)."""
+    optional = [attr for attr in _WIDTH if any(attr in p.layout for p, _ in parts)]
+    (p0, sel0), = parts[:1]
+    if len(parts) == 1 and sel0.all() and list(p0.layout) == optional:
+        return p0.record
+    width = 7 + sum(_WIDTH[a] for a in optional)
+    out = np.zeros((3 * sum(int(sel.sum()) for _, sel in parts), width), np.uint32)
+    row = 0
+    for p, sel in parts:
+        src = p.record if sel.all() else p.record.reshape(-1, 3, p.record.shape[1])[sel].reshape(-1, p.record.shape[1])
+        n = len(src)
+        out[row:row + n, :7] = src[:, :7]
+        col = 7
+        for attr in optional:
+            if attr in p.layout:
+                out[row:row + n, col:col + _WIDTH[attr]] = src[:, p.layout[attr]:p.layout[attr] + _WIDTH[attr]]
+            col += _WIDTH[attr]
+        row += n
+    return out
+
+
 def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list[str]) -> Surface:
     """Cut the selected triangles of several parts into one surface."""
     v_off = np.cumsum([0] + [len(p.positions) for p, _ in parts])
     vertex = np.concatenate([(p.vertex if sel.all() else p.vertex.reshape(-1, 3)[sel].reshape(-1)) + o
                              for (p, sel), o in zip(parts, v_off)])
-    used, coord = np.unique(vertex, return_inverse=True)
-    positions = np.concatenate([p.positions for p, _ in parts])
-    def rows(attr, width, dtype):
-        out = []
-        for p, sel in parts:
-            a = getattr(p, attr)
-            n = int(sel.sum()) * 3
-            if a is None:
-                out.append(np.zeros((n, width), dtype))
-            else:
-                out.append(a if n == len(a) else a.reshape(-1, 3, width)[sel].reshape(n, width))
-        return out[0].astype(dtype, copy=False) if len(out) == 1 else np.concatenate(out).astype(dtype)
-
-    frame = rows("frame", 7, "<f4")
-    # split data written only when some part has it
-    optional = {attr: rows(attr, width, dtype) for attr, width, dtype in
-                (("uv0", 2, "<f4"), ("uv1", 2, "<f4"), ("colors", 4, "u1"))
-                if any(getattr(p, attr) is not None for p, _ in parts)}
-    fields = [frame, *optional.values()]
-    record = np.concatenate([np.ascontiguousarray(f).view(np.uint8).reshape(len(vertex), -1) for f in fields], 1)
+    used, coord = _used_vertices(vertex, int(v_off[-1]))
+    positions = np.concatenate([p.positions for p, _ in parts]) if len(parts) > 1 else parts[0][0].positions
+    record = _surface_record(parts)
+    optional = [attr for attr in _WIDTH if any(attr in p.layout for p, _ in parts)]
     first, tri = unique_in_order(record, coord)
     surf = Surface(name)
-    uniq = frame[first]
+    floats = record.view(np.float32)
     base = MorphTarget(key_names[0] if key_names else "base", positions[used],
-                       tangent.encode(uniq[:, 0:3], uniq[:, 3:6], uniq[:, 6]))
+                       tangent.encode(floats[:, 0:3], floats[:, 3:6], floats[:, 6], rows=first))
     surf.targets.append(base)
+    col = 7
+    for attr in optional:
+        if attr == "colors":
+            surf.colors = record[first, col].view(np.uint8).reshape(-1, 4)
+        else:
+            setattr(surf, attr, floats[first, col:col + 2])
+        col += _WIDTH[attr]
     for k in key_names[1:]:
         kpos = np.concatenate([dict(p.keys).get(k, p.positions) for p, _ in parts])
         surf.targets.append(MorphTarget(k, kpos[used], base.tangents))
-    for attr, arr in optional.items():
-        setattr(surf, attr, arr[first])
     surf.coord_indices = coord.astype(np.uint32)
     surf.tri_indices = tri.astype(np.uint32)
     if any(p.skin is not None for p, _ in parts):

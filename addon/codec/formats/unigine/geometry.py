@@ -29,9 +29,18 @@ def _vertex_sums(vertex: np.ndarray, per_triangle: np.ndarray, count: int) -> np
     return np.stack([np.bincount(v, rows[:, c], minlength=count) for c in range(3)], 1).astype(np.float32)
 
 
+_BLOCK = 1 << 15
+
+
 def _normalize(v: np.ndarray) -> np.ndarray:
-    n = np.sqrt(np.einsum("ij,ij->i", v, v))[:, None]
-    return v / np.where(n > 0, n, 1.0)
+    """Rows of (N, 3) float32 made unit length (zero rows stay zero), a cache-sized block at a time."""
+    out = np.empty(v.shape, np.result_type(v, np.float32))
+    for s in range(0, len(v), _BLOCK):
+        b = v[s:s + _BLOCK]
+        x, y, z = b[:, 0], b[:, 1], b[:, 2]
+        n = np.sqrt(x * x + y * y + z * z)
+        np.divide(b, np.where(n > 0, n, out.dtype.type(1.0))[:, None], out=out[s:s + _BLOCK])
+    return out
 
 
 def _transform(v: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -52,24 +61,34 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     float32 is ample here: the frames end as 1/32767 steps.
     """
     corner = tri_corners.reshape(-1)
-    vertex = np.asarray(mesh.corners, np.int64)[corner]
-    p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
-    e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
-    face_n = _cross(e1, e2)
+    # all triangles already: corner k is triangle corner k, and gathers can be skipped
+    in_order = len(corner) == len(mesh.corners) and bool((corner == np.arange(len(corner))).all())
+
+    def per_corner(a: np.ndarray) -> np.ndarray:
+        return a if in_order else a[corner]
+
+    vertex = per_corner(np.asarray(mesh.corners, np.int64))
     lin = np.asarray(xf, np.float64)[:3, :3]
-    if mesh.normals is not None and len(mesh.normals) == len(mesh.corners):
+    attrs = mesh.corner_attributes
+    has_normals = mesh.normals is not None and len(mesh.normals) == len(mesh.corners)
+    has_tangents = TANGENT_ATTR in attrs or "tangent" in attrs
+    if not (has_normals and has_tangents):
+        p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
+        e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
+        face_n = _cross(e1, e2)
+    if has_normals:
         # normals take the inverse transpose: rows times inv(lin)
-        normal = _normalize(_transform(np.asarray(mesh.normals, np.float32)[corner], np.linalg.inv(lin)))
+        normal = _normalize(_transform(per_corner(np.asarray(mesh.normals, np.float32)), np.linalg.inv(lin)))
     else:
         normal = _normalize(_vertex_sums(vertex, face_n, len(positions)))[vertex]
-    attrs = mesh.corner_attributes
-    if TANGENT_ATTR in attrs or "tangent" in attrs:
+    if has_tangents:
         mine = TANGENT_ATTR in attrs
-        tan = _transform(np.asarray(attrs[TANGENT_ATTR if mine else "tangent"], np.float32).reshape(-1, 3)[corner],
+        tan = _transform(per_corner(np.asarray(attrs[TANGENT_ATTR if mine else "tangent"], np.float32).reshape(-1, 3)),
                          lin.T)
         sign_src = attrs.get(SIGN_ATTR if mine else "bitangent_sign")
-        sign = np.ones(len(corner), np.float32) if sign_src is None else np.asarray(sign_src, np.float32)[corner]
-        return normal, _normalize(tan), np.where(sign < 0, -1.0, 1.0).astype(np.float32)
+        sign = np.ones(len(corner), np.float32) if sign_src is None else \
+            per_corner(np.asarray(sign_src, np.float32).reshape(-1))
+        return normal, _normalize(tan), np.where(sign < 0, np.float32(-1.0), np.float32(1.0))
     uvs = list(mesh.uv_layers.values())
     if not uvs:
         return normal, np.zeros_like(normal), np.ones(len(corner), np.float32)

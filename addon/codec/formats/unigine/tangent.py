@@ -51,45 +51,88 @@ def _orthonormal_tangent(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
     return t
 
 
-def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> np.ndarray:
+_BLOCK = 1 << 14        # rows per block: a block's columns stay in cache through the whole chain
+
+
+def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Per-vertex frames -> (T, 4) int16 (x, y, z, w), w's sign = binormal sign.
 
     float32 throughout: the quaternion comes from its largest component (a
     well-conditioned square root) and the off-diagonal sums, so no small
-    component is taken from a cancelling difference.
+    component is taken from a cancelling difference. `rows` picks the rows
+    to encode (all by default). Worked in blocks of contiguous columns; the
+    arithmetic is the same, in the same order, as whole-array numpy.
     """
-    n = np.array(normal, np.float32)
-    zero = np.einsum("ij,ij->i", n, n) == 0
-    n[zero] = (0.0, 0.0, 1.0)
-    n = _unit(n)
-    t = _orthonormal_tangent(n, np.asarray(tangent, np.float32))
-    b = cross(n, t)
-    # matrix columns (t, b, n): m[r][c]
-    m00, m11, m22 = t[:, 0], b[:, 1], n[:, 2]
-    a = b[:, 2] - n[:, 1]          # m21 - m12 = 4wx
-    c = n[:, 0] - t[:, 2]          # m02 - m20 = 4wy
-    d = t[:, 1] - b[:, 0]          # m10 - m01 = 4wz
-    e = b[:, 0] + t[:, 1]          # m01 + m10 = 4xy
-    f = n[:, 0] + t[:, 2]          # m02 + m20 = 4xz
-    g = n[:, 1] + b[:, 2]          # m12 + m21 = 4yz
+    normal, tangent, sign = np.asarray(normal), np.asarray(tangent), np.asarray(sign)
+    count = len(normal) if rows is None else len(rows)
+    out = np.empty((count, 4), np.int16)
+    for s in range(0, count, _BLOCK):
+        pick = slice(s, s + _BLOCK) if rows is None else rows[s:s + _BLOCK]
+        out[s:s + _BLOCK] = _encode_block(normal[pick], tangent[pick], sign[pick])
+    return out
+
+
+def _columns(v: np.ndarray) -> list[np.ndarray]:
+    return [np.array(v[:, i], np.float32) for i in range(3)]
+
+
+def _encode_block(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> np.ndarray:
+    nx, ny, nz = _columns(normal)
+    zero = (nx * nx + ny * ny + nz * nz) == 0
+    if zero.any():
+        nx[zero], ny[zero], nz[zero] = 0.0, 0.0, 1.0
+    length = np.sqrt(nx * nx + ny * ny + nz * nz)
+    length = np.where(length > 0, length, np.float32(1.0))
+    nx, ny, nz = nx / length, ny / length, nz / length
+    # the tangent made orthonormal to the normal
+    tx, ty, tz = _columns(tangent)
+    along = tx * nx + ty * ny + tz * nz
+    tx, ty, tz = tx - nx * along, ty - ny * along, tz - nz * along
+    length = np.sqrt(tx * tx + ty * ty + tz * tz)
+    bad = length <= 1e-6
+    length = np.where(bad, np.float32(1.0), length)
+    tx /= length
+    ty /= length
+    tz /= length
+    if bad.any():
+        # no usable tangent: any direction perpendicular to the normal
+        n = np.stack([nx[bad], ny[bad], nz[bad]], 1)
+        other = np.where(np.abs(n[:, :1]) < 0.9, [[1.0, 0, 0]], [[0, 1.0, 0]])
+        t = _unit(cross(n, other))
+        tx[bad], ty[bad], tz[bad] = t[:, 0], t[:, 1], t[:, 2]
+    # binormal = cross(n, t); matrix columns (t, b, n): m[r][c]
+    bx, by, bz = ny * tz - nz * ty, nz * tx - nx * tz, nx * ty - ny * tx
+    m00, m11, m22 = tx, by, nz
+    a = bz - ny          # m21 - m12 = 4wx
+    c = nx - tz          # m02 - m20 = 4wy
+    d = ty - bx          # m10 - m01 = 4wz
+    e = bx + ty          # m01 + m10 = 4xy
+    f = nx + tz          # m02 + m20 = 4xz
+    g = ny + bz          # m12 + m21 = 4yz
     # which of w, x, y, z is largest (4 * its square is on the diagonal)
     big = 1 + m00 + m11 + m22
-    k = np.zeros(len(n), np.int8)
+    k = np.zeros(len(nx), np.int8)
     for j, cand in enumerate((1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22), 1):
         more = cand > big
         k[more] = j
         np.maximum(big, cand, out=big)
     # each row times 4 * (its largest component): w-, x-, y- or z-led
-    q = np.empty((len(n), 4), np.float32)           # x, y, z, w
-    q[:, 3] = np.choose(k, (big, a, c, d))
-    q[:, 0] = np.choose(k, (a, big, e, f))
-    q[:, 1] = np.choose(k, (c, e, big, g))
-    q[:, 2] = np.choose(k, (d, f, g, big))
-    q *= np.where(q[:, 3] < 0, -1.0, 1.0).astype(np.float32)[:, None]     # w >= 0
-    q /= np.sqrt(np.einsum("ij,ij->i", q, q))[:, None]
-    q[np.asarray(sign) < 0] *= -1.0
-    q *= QUAT_SCALE
+    q = np.empty((len(nx), 4), np.float32)           # x, y, z, w
+    choices = ((big, a, c, d), (a, big, e, f), (c, e, big, g), (d, f, g, big))    # per column 3, 0, 1, 2
+    for col, pick in zip((3, 0, 1, 2), choices):
+        q[:, col] = pick[0]
+    for j in range(1, 4):
+        led = k == j
+        if led.any():
+            for col, pick in zip((3, 0, 1, 2), choices):
+                np.copyto(q[:, col], pick[j], where=led)
+    q[q[:, 3] < 0] *= np.float32(-1.0)                                  # w >= 0
+    sq = q * q
+    q /= np.sqrt((sq[:, 0] + sq[:, 1]) + (sq[:, 2] + sq[:, 3]))[:, None]
+    negative = sign < 0
+    q[negative] *= np.float32(-1.0)
+    q *= np.float32(QUAT_SCALE)
     out = np.rint(q, out=q).clip(-32767, 32767).astype(np.int16)
     w0 = out[:, 3] == 0
-    out[w0, 3] = np.where(np.asarray(sign)[w0] < 0, -1, 1)
+    out[w0, 3] = np.where(negative[w0], -1, 1)
     return out
