@@ -163,3 +163,69 @@ def test_camera_lens_and_visibility_animation_export(clean, tmp_path):
         if lens is not None:
             assert cam.data.lens == pytest.approx(lens, rel=1e-3)
         assert flag.hide_viewport == hidden
+
+
+def _roll_view(path):
+    """Independent of the importer: the camera's (forward, up) per frame from CameraRollAnim.3ds's
+    keys. Both positions are single keys; two default (TCB 0) roll keys are a straight line; the
+    roll turns the roll-free up vector about the view, as lib3ds' lib3ds_matrix_camera does."""
+    from addon.codec.formats.studio3ds.read import parse
+    from tests.codec.fixtures_3ds import ids
+    root = parse(path.read_bytes()).root
+    cam = next(c for c in root.walk() if c.cid == ids.CAMERA_NODE_TAG)
+    tgt = next(c for c in root.walk() if c.cid == ids.TARGET_NODE_TAG)
+    p, t = cam.find(ids.POS_TRACK).data.values[0], tgt.find(ids.POS_TRACK).data.values[0]
+    roll = cam.find(ids.ROLL_TRACK).data
+    d = (t - p) / np.linalg.norm(t - p)
+    up0 = np.array([0.0, 0.0, 1.0]) - d[2] * d
+    up0 /= np.linalg.norm(up0)
+    right = np.cross(d, up0)
+
+    def at(frame):
+        a = np.radians(np.interp(frame, roll.frames, roll.values[:, 0]))
+        return d, np.cos(a) * up0 - np.sin(a) * right
+    return at
+
+
+def test_camera_roll_animation_shows_the_rolled_view(clean, tmp_path):
+    path = ASSETS / "CameraRollAnim.3ds"
+    expected = _roll_view(path)
+    objs = _import(path)
+    (cam,) = [o for o in objs if o.type == "CAMERA"]
+    con = next(c for c in cam.constraints if c.type == "TRACK_TO")
+    assert con.use_target_z and con.target.name == f"{cam.name}.Target"
+
+    def check(frames):
+        for f in frames:
+            bpy.context.scene.frame_set(f)
+            m = np.array(cam.matrix_world)
+            fwd, up = expected(f)
+            np.testing.assert_allclose(-m[:3, 2], fwd, atol=1e-4, err_msg=f"frame {f}")
+            np.testing.assert_allclose(m[:3, 1] / np.linalg.norm(m[:3, 1]), up, atol=1e-4, err_msg=f"frame {f}")
+    check([0, 15, 40, 60, 99, 120])
+    # about 77 degrees of roll between the first and last frame
+    assert np.degrees(np.arccos(expected(0)[1] @ expected(120)[1])) == pytest.approx(77.25, abs=0.01)
+    # exported from Blender (target orientation sampled per frame) and read back: the same view
+    _export(tmp_path / "roll.3ds")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    (cam,) = [o for o in _import(tmp_path / "roll.3ds") if o.type == "CAMERA"]
+    check([0, 33, 77, 120])
+
+
+def test_tcb_keys_give_the_hermite_curve(clean, tmp_path):
+    from addon.codec.formats.studio3ds.tcb import track_curve
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, ids, kf_node, obj, track, trimesh
+    tcb = np.full((3, 5), np.nan, np.float32)
+    tcb[1, :3] = (0.3, -0.2, 0.5)                 # middle key: tension, continuity, bias
+    pos = track(ids.POS_TRACK, [0, 10, 30], [[0, 0, 0], [10, 2, -1], [40, -3, 4]], key_flags=[0, 7, 0], tcb=tcb)
+    node = kf_node(0, "Box")
+    node.children[2] = pos
+    (tmp_path / "tcb.3ds").write_bytes(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS))], kf_nodes=[node]))
+    (ob,) = [o for o in _import(tmp_path / "tcb.3ds") if o.type == "MESH"]
+    for frame, sub in ((4, 0.0), (13, 0.5), (20, 0.0), (27, 0.25)):
+        bpy.context.scene.frame_set(frame, subframe=sub)
+        np.testing.assert_allclose(np.array(ob.location), track_curve(pos.data, frame + sub), atol=1e-4,
+                                   err_msg=f"frame {frame + sub}")
+    # a curve, not a straight line: at frame 20 the Hermite value is off the chord by about 2 in X
+    bpy.context.scene.frame_set(20)
+    assert abs(ob.location.x - 25.0) > 1.0

@@ -126,10 +126,15 @@ def test_camera_with_target_roll_lens_and_ranges():
     c = sc.cameras[0]
     fov = 2400.0 / 48.0                                              # 50 degrees
     assert abs(c.lens - 18.0 / math.tan(math.radians(fov) / 2)) < 1e-4
-    assert (c.clip_start, c.clip_end) == (1.0, 500.0) and c.extras["3ds_roll"] == 5.0
+    assert (c.clip_start, c.clip_end) == (1.0, 500.0)
     node = sc.nodes[next(i for i, n in enumerate(sc.nodes) if n.kind == "CAMERA")]
     target = sc.nodes[node.target]
     assert target.kind == "EMPTY" and target.name == "Cam.Target"
+    # the roll rides on the target's Z axis: the camera's up vector, turned 5 degrees about the view
+    assert node.target_up
+    np.testing.assert_allclose(target.matrix[:3, 2], node.matrix[:3, 1], atol=1e-9)
+    a = math.radians(5.0)
+    np.testing.assert_allclose(target.matrix[:3, 2], (-math.sin(a), 0, math.cos(a)), atol=1e-9)
     np.testing.assert_allclose(node.matrix[:3, 3], (0, -10, 0))
     np.testing.assert_allclose(node.matrix[:3, 2], (0, -1, 0), atol=1e-6)   # camera -Z looks at the target
 

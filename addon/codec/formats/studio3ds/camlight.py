@@ -32,21 +32,26 @@ def lens_3ds(blender_lens_mm: float) -> float:
     return 2400.0 / fov
 
 
+def camera_axes(pos, target, roll_deg=0.0) -> np.ndarray:
+    """(..., 3, 3) rotation of a camera/spot at pos (looking down its -Z, +Y up) aimed at target,
+    banked by roll degrees, the way lib3ds' lib3ds_matrix_camera turns it; batched over frames."""
+    pos, target = np.asarray(pos, np.float64), np.asarray(target, np.float64)
+    d = target - pos
+    n = np.linalg.norm(d, axis=-1, keepdims=True)
+    d = np.where(n > 0, d / np.where(n > 0, n, 1.0), [0.0, 1.0, 0.0])
+    up = np.where(np.abs(d[..., 2:]) < 0.999999, [0.0, 0.0, 1.0], [0.0, 1.0, 0.0])
+    x = np.cross(d, up)
+    x /= np.linalg.norm(x, axis=-1, keepdims=True)
+    y = np.cross(x, d)
+    a = np.radians(np.asarray(roll_deg, np.float64))[..., None]
+    xr, yr = np.cos(a) * x + np.sin(a) * y, np.cos(a) * y - np.sin(a) * x
+    return np.stack([xr, yr, -d], axis=-1)
+
+
 def look_at(pos, target, roll_deg: float = 0.0) -> np.ndarray:
     """4x4 placing a camera/spot (looking down its -Z, +Y up) at pos, aimed at target, banked by roll."""
-    pos = np.asarray(pos, np.float64)
-    d = np.asarray(target, np.float64) - pos
-    n = np.linalg.norm(d)
-    d = d / n if n > 0 else np.array([0.0, 1.0, 0.0])
-    up = np.array([0.0, 0.0, 1.0]) if abs(d[2]) < 0.999999 else np.array([0.0, 1.0, 0.0])
-    x = np.cross(d, up)
-    x /= np.linalg.norm(x)
-    y = np.cross(x, d)
-    r = np.column_stack([x, y, -d])
-    a = math.radians(roll_deg)
-    roll = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
     m = np.eye(4)
-    m[:3, :3] = r @ roll
+    m[:3, :3] = camera_axes(pos, target, roll_deg)
     m[:3, 3] = pos
     return m
 
@@ -56,7 +61,6 @@ def build_camera(name: str, c: Chunk) -> tuple[Camera, tuple, tuple, float]:
     px, py, pz, tx, ty, tz, roll, lens = c.data
     cam = Camera(name=name, lens=float(blender_lens(fov_from_lens(lens))))
     cam.extras["3ds_lens"] = float(lens)
-    cam.extras["3ds_roll"] = float(roll)
     ranges = c.value(ids.CAM_RANGES)
     if ranges is not None:
         cam.clip_start, cam.clip_end = float(ranges[0]), float(ranges[1])

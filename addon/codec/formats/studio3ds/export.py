@@ -15,6 +15,7 @@ from ...errors import Warnings
 from ...scene import Channel, Node, Scene
 from . import ids
 from .camlight import ENERGY_PER_MULTIPLIER, lens_3ds
+from .camroll import roll_keys
 from .export_kf import NO_PARENT, node_chunk, node_tracks
 from .export_material import kept, material_chunk, texture_names
 from .export_mesh import mesh_chunks
@@ -202,13 +203,14 @@ def _camera(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channel
     node, cam = scene.nodes[i], scene.cameras[scene.nodes[i].data]
     pos, tgt, t = _aim(scene, i, worlds)
     lens = float(kept(cam.extras, "3ds_lens", lens_3ds(cam.lens)))
-    roll = float(cam.extras.get("3ds_roll", 0.0))
+    roll_frames, rolls, roll = roll_keys(scene, i, worlds, pos, tgt, channels)
     obj = ed.add(ids.OBJECT, name)
     c = obj.add(ids.N_CAMERA, (*map(float, pos), *map(float, tgt), roll, lens))
     c.add(ids.CAM_RANGES, (float(cam.clip_start), float(cam.clip_end)))
     _object_flags(obj, node)
     nid = len(kf_nodes)
-    kf_nodes.append(node_chunk(ids.CAMERA_NODE_TAG, nid, name, pid, node_tracks("CAMERA", node, local, ch, lens),
+    kf_nodes.append(node_chunk(ids.CAMERA_NODE_TAG, nid, name, pid, node_tracks("CAMERA", node, local, ch, lens,
+                                                                              (roll_frames, rolls)),
                                hidden=node.hide))
     kf_id[i] = nid
     _target_node(ids.TARGET_NODE_TAG, kf_nodes, name, scene, t, tgt, channels)

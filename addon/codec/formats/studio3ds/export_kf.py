@@ -79,8 +79,9 @@ def hide_keys(ch: Channel) -> np.ndarray:
 
 
 def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Channel],
-                lens: float | None) -> list[Chunk]:
-    """Position/rotation/scale (+FOV, roll, colour, hide) tracks for one node."""
+                lens: float | None, roll: tuple | None = None) -> list[Chunk]:
+    """Position/rotation/scale (+FOV, roll, colour, hide) tracks for one node.
+    roll: a camera's (frames, degrees), read back from its target by camroll.roll_keys."""
     loc, rot, scl = axes.decompose(local)
     out = []
     ch = channels.get("location")
@@ -104,8 +105,8 @@ def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Ch
         fov = (2400.0 / np.array([lens_3ds(float(x)) for x in np.asarray(ch.values).reshape(-1)]) if ch
                else [2400.0 / lens])
         out.append(Chunk(ids.FOV_TRACK, make_track(ids.FOV_TRACK, ch.frames if ch else [0], fov, node)))
-        roll = float(node.extras.get("3ds_roll", 0.0))
-        out.append(Chunk(ids.ROLL_TRACK, make_track(ids.ROLL_TRACK, [0], [roll], node)))
+        frames, rolls = roll if roll is not None else ([0], [0.0])
+        out.append(Chunk(ids.ROLL_TRACK, make_track(ids.ROLL_TRACK, frames, np.asarray(rolls)[:, None], node)))
     if kind == "LIGHT" and "data.color" in channels:
         ch = channels["data.color"]
         out.append(Chunk(ids.COL_TRACK, make_track(ids.COL_TRACK, ch.frames, np.asarray(ch.values)[:, :3], node)))

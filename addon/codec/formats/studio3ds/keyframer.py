@@ -15,6 +15,7 @@ from ... import axes
 from ...errors import Warnings
 from . import ids
 from .model import Chunk, Track
+from .tcb import track_curve
 
 NO_PARENT = 0xFFFF
 MAX_TURN = 8 * np.pi        # radians; a key angle beyond this is split no further
@@ -163,39 +164,42 @@ def deltas_from_rotations(quats: np.ndarray) -> np.ndarray:
     return np.column_stack([-angle, axis]).astype(np.float32)
 
 
-def sample(frames: np.ndarray, values: np.ndarray, t: float) -> np.ndarray:
-    """Linear interpolation of key values at frame t, held at the ends."""
+def sample(frames: np.ndarray, values: np.ndarray, t) -> np.ndarray:
+    """Linear interpolation of key values at frame(s) t, held at the ends."""
     frames = np.asarray(frames, np.float64)
-    values = np.asarray(values, np.float64)
-    if len(frames) == 1 or t <= frames[0]:
-        return values[0]
-    if t >= frames[-1]:
-        return values[-1]
-    k = int(np.searchsorted(frames, t, side="right")) - 1
-    a = (t - frames[k]) / max(frames[k + 1] - frames[k], 1e-12)
-    return values[k] * (1 - a) + values[k + 1] * a
+    values = np.asarray(values, np.float64).reshape(len(frames), -1)
+    tt = np.atleast_1d(np.asarray(t, np.float64))
+    if len(frames) == 1:
+        out = np.repeat(values[:1], len(tt), 0)
+    else:
+        k = np.clip(np.searchsorted(frames, tt, side="right") - 1, 0, len(frames) - 2)
+        a = np.clip((tt - frames[k]) / np.maximum(frames[k + 1] - frames[k], 1e-12), 0.0, 1.0)[:, None]
+        out = values[k] * (1 - a) + values[k + 1] * a
+    return out[0] if np.ndim(t) == 0 else out
 
 
-def node_trs(node: KfNode, t: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Translation, rotation (w,x,y,z) and scale of a node at frame t (its own tracks only)."""
-    loc = np.zeros(3)
-    rot = np.array([1.0, 0.0, 0.0, 0.0])
-    scl = np.ones(3)
+def node_trs(node: KfNode, t=0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Translation, rotation (w,x,y,z) and scale of a node at frame(s) t (its own tracks only).
+    Position and scale follow their TCB curves (tcb.py), rotation goes linearly between keys."""
+    shape = np.shape(t)
+    loc = np.zeros(shape + (3,))
+    rot = np.broadcast_to(np.array([1.0, 0.0, 0.0, 0.0]), shape + (4,)).copy()
+    scl = np.ones(shape + (3,))
     tr = node.tracks.get(ids.POS_TRACK)
     if tr is not None and len(tr):
-        loc = sample(tr.frames, tr.values, t)
+        loc = track_curve(tr, t)
     tr = node.tracks.get(ids.ROT_TRACK)
     if tr is not None and len(tr):
         q = sample(tr.frames, rotation_keys(tr), t)
-        rot = q / np.linalg.norm(q)
+        rot = q / np.linalg.norm(q, axis=-1, keepdims=True)
     tr = node.tracks.get(ids.SCL_TRACK)
     if tr is not None and len(tr):
-        scl = sample(tr.frames, tr.values, t)
+        scl = track_curve(tr, t)
     return loc, rot, scl
 
 
-def world_matrices(nodes: list[KfNode], t: float = 0.0) -> list[np.ndarray]:
-    """Each node's parent chain product of T*R*S at frame t."""
+def world_matrices(nodes: list[KfNode], t=0.0) -> list[np.ndarray]:
+    """Each node's parent chain product of T*R*S at frame t ((4, 4)), or at frames t ((T, 4, 4))."""
     out: list[np.ndarray | None] = [None] * len(nodes)
     for i in order_parents_first(nodes):
         local = axes.compose(*node_trs(nodes[i], t))

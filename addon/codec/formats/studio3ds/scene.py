@@ -12,9 +12,10 @@ import numpy as np
 
 from ... import axes
 from ...errors import Warnings
-from ...scene import Animation, Mesh, Node, Scene
+from ...scene import Animation, Channel, Mesh, Node, Scene
 from . import ids
 from .camlight import build_camera, build_light, look_at
+from .camroll import orient_target, target_axes
 from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
 from .materials import TextureFinder, build_material, color_of
 from .meshbuild import build_mesh
@@ -55,6 +56,8 @@ class _Builder:
         self.mesh_cache: dict[tuple, int] = {}
         self.used: set[str] = set()
         self.mat_slots: dict[str, int] = {}
+        self.chunk_roll: dict[int, float] = {}          # keyframer camera node -> its 0x4700 roll
+        self.roll_channels: list[Channel] = []          # the targets' baked orientation (camroll.py)
         if self.ed is None:
             warnings.warn("no 3D editor chunk (0x3D3D): the file holds no objects", 0, "MAIN")
             return
@@ -114,6 +117,10 @@ class _Builder:
             self.sc.cameras.append(data)
             node = Node(name=obj.data, kind="CAMERA", data=len(self.sc.cameras) - 1, matrix=look_at(pos, tgt, roll))
             node.target = self._target(obj.data, tgt)
+            if roll:
+                # the roll rides on the target's Z axis (camroll.py)
+                node.target_up = True
+                self.sc.nodes[node.target].matrix[:3, :3] = target_axes(pos, tgt, roll)
         elif light is not None:
             data, pos, tgt = build_light(obj.data, light)
             self.sc.lights.append(data)
@@ -177,6 +184,12 @@ class _Builder:
                 j = by_name_tag.get((owner_tag, n.name), -1)
                 if j >= 0 and scene_of[j] >= 0:
                     self.sc.nodes[scene_of[j]].target = scene_of[i]
+                    if owner_tag == ids.CAMERA_NODE_TAG and self.sc.nodes[scene_of[j]].kind == "CAMERA":
+                        animate = self.opt.use_keyframes and not self.opt.apply_transform
+                        ch = orient_target(nodes, j, i, self.sc.nodes[scene_of[j]], self.sc.nodes[scene_of[i]],
+                                           scene_of[i], self.chunk_roll.get(j, 0.0), animate)
+                        if ch is not None:
+                            self.roll_channels.append(ch)
         return scene_of
 
     def _camlight(self, n, i, node, obj, nodes, world0, by_name_tag, parent_world) -> None:
@@ -189,6 +202,7 @@ class _Builder:
         roll = 0.0
         if n.tag == ids.CAMERA_NODE_TAG:
             data, pos, tgt, roll = build_camera(n.name, sub)
+            self.chunk_roll[i] = float(roll)
             self.sc.cameras.append(data)
             node.kind, node.data = "CAMERA", len(self.sc.cameras) - 1
             roll_track = n.tracks.get(ids.ROLL_TRACK)
@@ -300,6 +314,7 @@ def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene
                 if scene_of[i] >= 0:
                     node = sc.nodes[scene_of[i]]
                     anim.channels += node_channels(n, scene_of[i], node, sc, warnings)
+            anim.channels += b.roll_channels
         if anim.channels:
             sc.animations.append(anim)
     if options.apply_transform:

@@ -1,8 +1,12 @@
 """Keyframer tracks -> neutral animation channels on node targets.
 
-TCB and ease values have no exact Blender equivalent: channels that carry
-them are BEZIER (Blender's auto handles are the closest smooth curve), and
-the raw values are kept in the node's extras for the round trip.
+Position, scale, FOV (as lens), colour and falloff tracks become BEZIER
+channels whose explicit handles carry the Kochanek-Bartels (TCB) curve that
+3DS plays (see tcb.py; default keys give Catmull-Rom). Rotation keys stay
+linear between keys (BEZIER with Blender's auto handles when they carry TCB
+values): 3DS interpolates them as quaternion splines, which F-curves cannot
+hold. Camera roll goes into the target's orientation (camroll.py). The raw
+TCB values are kept in the node's extras for the round trip.
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from . import ids
 from .camlight import blender_lens
 from .keyframer import KfNode, rotation_path
 from .model import Track
+from .tcb import bezier_handles, tangents
 
 TRACK_KEYS = {ids.POS_TRACK: "pos", ids.ROT_TRACK: "rot", ids.SCL_TRACK: "scl", ids.FOV_TRACK: "fov",
               ids.ROLL_TRACK: "roll", ids.COL_TRACK: "col", ids.MORPH_TRACK: "morph", ids.HOT_TRACK: "hot",
@@ -22,6 +27,20 @@ TRACK_KEYS = {ids.POS_TRACK: "pos", ids.ROT_TRACK: "rot", ids.SCL_TRACK: "scl", 
 
 def _interp(t: Track) -> str:
     return "BEZIER" if (t.key_flags & 0x1F).any() else "LINEAR"
+
+
+def _curve(target: int, path: str, frames, values, tcb, convert=None) -> Channel:
+    """A BEZIER channel through the keys with the TCB curve's handles. `convert` maps values to
+    the Blender property (e.g. FOV -> lens); the tangents go through its derivative (chain rule),
+    so keys are exact and the curve matches to first order between them."""
+    values = np.asarray(values, np.float64)
+    ds, dd = tangents(frames, values, tcb)
+    if convert is not None:
+        h = 1e-4 * np.maximum(np.abs(values), 1.0)
+        slope = (convert(values + h) - convert(values - h)) / (2 * h)
+        values, ds, dd = convert(values), ds * slope, dd * slope
+    return Channel(target, path, frames, values, interpolation="BEZIER",
+                   handles=bezier_handles(frames, values, ds, dd))
 
 
 def keep_track_extras(node: Node, cid: int, t: Track) -> None:
@@ -47,29 +66,29 @@ def node_channels(n: KfNode, target: int, node: Node, sc: Scene, warnings: Warni
                           n.chunk.offset, "KEYFRAMER")
         order = np.argsort(frames, kind="stable")
         frames = frames[order]
-        if cid in (ids.ROLL_TRACK, ids.MORPH_TRACK, ids.HOT_TRACK):
+        if cid == ids.ROLL_TRACK:
+            continue                      # carried by the target's orientation (camroll.py)
+        if cid in (ids.MORPH_TRACK, ids.HOT_TRACK):
             node.extras["3ds_track_" + TRACK_KEYS[cid] + "_keys"] = (
                 [[float(f), v] for f, v in zip(frames, [t.values[k] for k in order])] if cid == ids.MORPH_TRACK
                 else [[float(f), float(v)] for f, v in zip(frames, t.values[order, 0])])
             continue
         if len(t) < 2 and cid != ids.HIDE_TRACK:
             continue                      # one key: the static value, already in the node
-        interp = _interp(t)
+        values, tcb = t.values[order] if cid != ids.HIDE_TRACK else None, t.tcb[order]
         if cid == ids.POS_TRACK:
-            out.append(Channel(target, "location", frames, t.values[order].astype(np.float64), interpolation=interp))
+            out.append(_curve(target, "location", frames, values, tcb))
         elif cid == ids.ROT_TRACK:
             rf, rq = rotation_path(t)
-            out.append(Channel(target, "rotation_quaternion", rf, rq, interpolation=interp))
+            out.append(Channel(target, "rotation_quaternion", rf, rq, interpolation=_interp(t)))
         elif cid == ids.SCL_TRACK:
-            out.append(Channel(target, "scale", frames, t.values[order].astype(np.float64), interpolation=interp))
+            out.append(_curve(target, "scale", frames, values, tcb))
         elif cid == ids.FOV_TRACK and node.kind == "CAMERA":
-            lens = blender_lens(t.values[order, 0].astype(np.float64))
-            out.append(Channel(target, "data.lens", frames, lens[:, None], interpolation=interp))
+            out.append(_curve(target, "data.lens", frames, values[:, :1], tcb, blender_lens))
         elif cid == ids.COL_TRACK and node.kind == "LIGHT":
-            out.append(Channel(target, "data.color", frames, t.values[order].astype(np.float64), interpolation=interp))
+            out.append(_curve(target, "data.color", frames, values, tcb))
         elif cid == ids.FALL_TRACK and node.kind == "LIGHT":
-            out.append(Channel(target, "data.spot_size", frames, np.radians(t.values[order].astype(np.float64)),
-                               interpolation=interp))
+            out.append(_curve(target, "data.spot_size", frames, values[:, :1], tcb, np.radians))
         elif cid == ids.HIDE_TRACK:
             # each key toggles visibility, starting visible
             hidden = (np.arange(len(frames)) % 2 == 0).astype(np.float64)

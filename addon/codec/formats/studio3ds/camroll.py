@@ -1,0 +1,180 @@
+"""Camera roll, carried by the orientation of the camera's target.
+
+A 3DS camera looks at its target node and is banked by its roll (0x4700 and the 0xB024 track,
+degrees). Blender's Track To constraint leaves no room for a roll, but with its "Target Z"
+option (Node.target_up) the camera's up direction is the target's Z axis. So the target gets
+the axes of lib3ds' camera frame: X right, Y along the view (camera -> target), Z the camera's
+up vector turned by the roll about the view direction, the way lib3ds_matrix_camera turns it
+(camlight.camera_axes). When the roll or either position moves, that orientation is baked on
+every frame of the motion as the target's rotation channel. A roll that is zero throughout
+needs none of this: Track To's default up (world Z) gives the same view.
+
+On export the roll is read back from the scene: the angle between the roll-free up vector and
+the target's Z axis (projected across the view), at every key of whatever moves them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ... import axes
+from ...scene import Channel, Node, Scene
+from . import ids
+from .camlight import camera_axes
+from .keyframer import KfNode, node_trs, sample
+from .tcb import track_curve
+
+LINEAR_TOLERANCE = 2e-3       # degrees: a sampled roll this close to a straight line is written as two keys
+MAX_BAKED_FRAMES = 20000      # beyond this (a damaged frame number), the orientation is set at the keys only
+
+
+def target_axes(pos, target, roll_deg) -> np.ndarray:
+    """(..., 3, 3) the target's orientation that carries the roll: columns right, view, up."""
+    c = camera_axes(pos, target, roll_deg)
+    return np.stack([c[..., 0], -c[..., 2], c[..., 1]], axis=-1)
+
+
+def roll_of(pos, target, up) -> np.ndarray:
+    """Roll (degrees) that turns the roll-free up vector into `up` (projected across the view)."""
+    c = camera_axes(pos, target, 0.0)
+    up = np.asarray(up, np.float64)
+    x, y = c[..., 0], c[..., 1]
+    return np.degrees(np.arctan2(-np.sum(up * x, -1), np.sum(up * y, -1)))
+
+
+# -- import ----------------------------------------------------------------------
+def _chain(nodes: list[KfNode], i: int) -> list[int]:
+    out = []
+    while i >= 0:
+        out.append(i)
+        i = nodes[i].parent
+    return out
+
+
+def _world(nodes: list[KfNode], i: int, ts: np.ndarray) -> np.ndarray:
+    m = np.broadcast_to(np.eye(4), (len(ts), 4, 4))
+    for k in _chain(nodes, i):
+        m = axes.compose(*node_trs(nodes[k], ts)) @ m
+    return m
+
+
+def orient_target(nodes: list[KfNode], i: int, j: int, cam: Node, target: Node, target_index: int,
+                  chunk_roll: float, animate: bool) -> Channel | None:
+    """Camera keyframer node i, its target node j: set cam.target_up and the target's orientation;
+    returns the target's baked rotation channel when the view turns over time."""
+    roll_track = nodes[i].tracks.get(ids.ROLL_TRACK)
+    has_roll_keys = roll_track is not None and len(roll_track) > 0
+    rolls = np.asarray(roll_track.values, np.float64) if has_roll_keys else np.array([chunk_roll])
+    if not np.any(rolls) and nodes[j].parent < 0:
+        return None
+    cam.target_up = True
+    moving = [t for k in set(_chain(nodes, i) + _chain(nodes, j)) for cid, t in nodes[k].tracks.items()
+              if cid in (ids.POS_TRACK, ids.ROT_TRACK, ids.SCL_TRACK) and len(t) > 1]
+    if has_roll_keys and len(roll_track) > 1:
+        moving.append(roll_track)
+    keys = np.concatenate([np.asarray(t.frames, np.float64) for t in moving]) if moving else np.zeros(1)
+    lo, hi = np.floor(keys.min()), np.ceil(keys.max())
+    if not (animate and moving and hi > lo):
+        ts = np.zeros(1)
+    elif hi - lo < MAX_BAKED_FRAMES:
+        ts = np.arange(lo, hi + 1)
+    else:
+        ts = keys
+    ts = np.unique(np.r_[0.0, ts])
+    roll = np.nan_to_num(track_curve(roll_track, ts)[:, 0] if has_roll_keys else np.full(len(ts), chunk_roll))
+    wc, wt = _world(nodes, i, ts), _world(nodes, j, ts)
+    rot = target_axes(wc[:, :3, 3], wt[:, :3, 3], roll)
+    if nodes[j].parent >= 0:
+        _, pq, _ = axes.decompose(_world(nodes, nodes[j].parent, ts))
+        rot = np.swapaxes(axes.quat_to_matrix(pq), -1, -2) @ rot
+    q = axes.matrix_to_quat(rot)
+    flip = np.cumsum(np.r_[False, np.einsum("ij,ij->i", q[1:], q[:-1]) < 0]) % 2 == 1
+    q[flip] *= -1
+    loc, _, scl = axes.decompose(target.matrix)
+    at0 = int(np.searchsorted(ts, 0.0))
+    target.matrix = axes.compose(loc, q[at0], scl)
+    if len(ts) < 2:
+        return None
+    return Channel(target_index, "rotation_quaternion", ts, q, interpolation="LINEAR")
+
+
+# -- export ----------------------------------------------------------------------
+def channel_at(ch: Channel, ts: np.ndarray) -> np.ndarray:
+    """(T, D) a channel's values at frames ts: its Bezier handles when it has them, else linear
+    (or held, for CONSTANT), held at the ends."""
+    f = np.asarray(ch.frames, np.float64)
+    v = np.asarray(ch.values, np.float64).reshape(len(f), -1)
+    if len(f) < 2:
+        return np.repeat(v[:1], len(ts), 0)
+    if ch.interpolation == "CONSTANT":
+        return v[np.clip(np.searchsorted(f, ts, side="right") - 1, 0, len(f) - 1)]
+    if ch.interpolation != "BEZIER" or ch.handles is None:
+        return sample(f, v, ts)
+    h = np.asarray(ch.handles, np.float64)
+    k = np.clip(np.searchsorted(f, ts, side="right") - 1, 0, len(f) - 2)
+    t = np.clip(ts, f[0], f[-1])[:, None]
+    x = np.stack([np.repeat(f[k, None], v.shape[1], 1), h[k, :, 1, 0], h[k + 1, :, 0, 0],
+                  np.repeat(f[k + 1, None], v.shape[1], 1)])
+    y = np.stack([v[k], h[k, :, 1, 1], h[k + 1, :, 0, 1], v[k + 1]])
+
+    def bez(p, u):
+        return ((1 - u) ** 3 * p[0] + 3 * (1 - u) ** 2 * u * p[1] + 3 * (1 - u) * u * u * p[2] + u ** 3 * p[3])
+
+    lo, hi = np.zeros_like(y[0]), np.ones_like(y[0])
+    for _ in range(40):                       # x(u) rises through the segment: bisect for x(u) = t
+        mid = (lo + hi) / 2
+        below = bez(x, mid) < t
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return bez(y, (lo + hi) / 2)
+
+
+def world_at(scene: Scene, i: int, channels: dict[int, dict[str, Channel]], ts: np.ndarray) -> np.ndarray:
+    m = np.broadcast_to(np.eye(4), (len(ts), 4, 4))
+    while i >= 0:
+        n = scene.nodes[i]
+        ch = channels.get(i, {})
+        loc, rot, scl = (np.broadcast_to(a, (len(ts), len(a))) for a in axes.decompose(n.matrix))
+        if "location" in ch:
+            loc = channel_at(ch["location"], ts)
+        if "rotation_quaternion" in ch:
+            rot = channel_at(ch["rotation_quaternion"], ts)
+            rot = rot / np.maximum(np.linalg.norm(rot, axis=-1, keepdims=True), 1e-12)
+        elif "rotation_euler" in ch:
+            rot = axes.matrix_to_quat(axes.euler_to_matrix(channel_at(ch["rotation_euler"], ts)))
+        if "scale" in ch:
+            scl = channel_at(ch["scale"], ts)
+        m = n.matrix_parent_inverse @ axes.compose(loc, rot, scl) @ m
+        i = n.parent
+    return m
+
+
+def roll_keys(scene: Scene, i: int, worlds: list[np.ndarray], pos, tgt,
+              channels: dict[int, dict[str, Channel]]) -> tuple[np.ndarray, np.ndarray, float]:
+    """(frames, roll degrees) for camera node i's 0xB024 track, and its static roll.
+    The up vector is the target's Z with target_up, the camera's own Y when it has no target,
+    else world Z (no roll)."""
+    node = scene.nodes[i]
+    t = node.target if 0 <= node.target < len(scene.nodes) else -1
+    if t < 0:
+        r0 = float(roll_of(pos, tgt, worlds[i][:3, 1]))
+        return np.zeros(1), np.array([r0]), r0
+    if not node.target_up:
+        return np.zeros(1), np.zeros(1), 0.0
+    r0 = float(roll_of(pos, tgt, worlds[t][:3, 2]))
+    frames = set()
+    for k in (i, t):
+        while k >= 0:
+            frames.update(float(f) for p, ch in channels.get(k, {}).items()
+                          if p in ("location", "rotation_quaternion", "rotation_euler", "scale") for f in ch.frames)
+            k = scene.nodes[k].parent
+    if not frames:
+        return np.zeros(1), np.array([r0]), r0
+    ts = np.array(sorted(frames))
+    wc, wt = world_at(scene, i, channels, ts), world_at(scene, t, channels, ts)
+    roll = np.degrees(np.unwrap(np.radians(roll_of(wc[:, :3, 3], wt[:, :3, 3], wt[:, :3, 2]))))
+    if len(ts) > 1:
+        line = roll[0] + (roll[-1] - roll[0]) * (ts - ts[0]) / (ts[-1] - ts[0])
+        if np.abs(roll - line).max() < LINEAR_TOLERANCE:
+            ts, roll = ts[[0, -1]], roll[[0, -1]]
+            if abs(roll[1] - roll[0]) < LINEAR_TOLERANCE:
+                ts, roll = ts[:1], roll[:1]
+    return ts, roll, r0
