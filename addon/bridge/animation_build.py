@@ -36,19 +36,32 @@ def _owner_and_path(obj, channel):
     return obj, path, ""
 
 
-def _apply_global(channel, G: np.ndarray):
-    """Root-node channels in the global frame: M' = G M, for G a rotation times a uniform scale."""
+def _apply_global(path: str, v: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """Root-node values (N, D) in the global frame: M' = G M, for G a rotation times a uniform scale."""
     R = G[:3, :3]
     s = float(np.cbrt(abs(np.linalg.det(R)))) or 1.0
-    v = np.asarray(channel.values, np.float64)
-    if channel.path == "location":
+    if path == "location":
         return v @ R.T + G[:3, 3]
-    if channel.path == "rotation_quaternion":
+    if path == "rotation_quaternion":
         q = axes.matrix_to_quat(R / s)
         return axes.quat_multiply(np.broadcast_to(q, v.shape), v)
-    if channel.path == "scale":
+    if path == "scale":
         return v * s
     return v
+
+
+def _global_handles(path: str, handles, G: np.ndarray):
+    """The same map for Bezier handles; it mixes the components, so it needs handles that
+    sit at the same frames in every component (else Blender recomputes them)."""
+    if handles is None or path not in ("location", "rotation_quaternion", "scale"):
+        return handles
+    h = np.asarray(handles, np.float64)                     # (N, D, side, xy)
+    if not np.allclose(h[..., 0], h[:, :1, :, 0]):
+        return None
+    out = h.copy()
+    for side in (0, 1):
+        out[:, :, side, 1] = _apply_global(path, h[:, :, side, 1], G)
+    return out
 
 
 def build_animations(scene: Scene, objects: list, G, default_target=None) -> list:
@@ -69,8 +82,8 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
                 values = values[:, None]
             handles = ch.handles
             if rooted and not ch.bone and 0 <= ch.target < len(scene.nodes) and scene.nodes[ch.target].parent < 0:
-                values = _apply_global(ch, G)
-                handles = None       # mixed by the global matrix: let Blender recompute them
+                values = _apply_global(ch.path, values, G)
+                handles = _global_handles(ch.path, handles, G)
             by_owner.setdefault(owner.as_pointer(), (owner, []))[1].append((path, group, ch, values, handles))
         for owner, curves in by_owner.values():
             name = anim.name if len(by_owner) == 1 else f"{anim.name}|{owner.name}"

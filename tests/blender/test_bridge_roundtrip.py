@@ -163,3 +163,21 @@ def test_explicit_bezier_handles_and_target_up(clean, lgf):
     assert cam.data.lens == pytest.approx(50 + 9 * 0.75, abs=0.05)   # cubic Bezier at t = 1/2: 3/4 of the handle lift
     back = bridge.collect_scene(clean, bridge.CollectOptions(use_keyframes=False))
     assert back.nodes[[n.name for n in back.nodes].index("C")].target_up
+
+
+def test_handles_follow_the_global_matrix(clean, lgf):
+    bridge = lgf.bridge
+    s = Scene()
+    n = s.add_node(Node("E", "EMPTY"))
+    frames = np.array([0, 10], np.float32)
+    values = np.array([[0, 0, 0], [0, 0, 0]], np.float32)
+    handles = np.zeros((2, 3, 2, 2), np.float32)
+    handles[:, :, 0, 0], handles[:, :, 1, 0] = [[-3], [7]], [[3], [13]]
+    handles[0, 0, 1, 1] = handles[1, 0, 0, 1] = 4.0          # x bulges to 3.0 mid-way
+    s.animations.append(Animation("A", 0, 10, channels=[Channel(n, "location", frames, values, "",
+                                                                "BEZIER", handles)]))
+    G = np.eye(4)
+    G[:3, :3] = axes.quat_to_matrix(axes.axis_angle_to_quat([0, 0, 1], np.pi / 2)) * 2   # turn x into y, double
+    bridge.build_scene(s, bridge.BuildOptions(global_matrix=tuple(map(tuple, G))), clean)
+    clean.scene.frame_set(5)
+    np.testing.assert_allclose(bpy.data.objects["E"].location, [0, 6, 0], atol=1e-4)
