@@ -159,7 +159,7 @@ def _mesh(name, sm, vd: VertexData, lod, mpf, frame, ns, mats, positions) -> Mes
     return Mesh(i_mesh_per_frame=mpf, i_lod=lod, i_frame=frame, name=name, normal_scalar=ns,
                 valid_tangent_frames=int(sm.extras.get("u3d_valid_tangent_frames", 0)),
                 positions=positions, normals=vd.normals, texcoords=list(vd.texcoords), n_triangle=len(vd.triangles),
-                triangles=vd.triangles.astype("<u4"), triangle_material=mats,
+                triangles=vd.triangles.astype("<u4", copy=False), triangle_material=mats,
                 extra=bytes.fromhex(str(sm.extras.get("u3d_extra", ""))))
 
 

@@ -1,9 +1,12 @@
 """One Scene mesh -> per-vertex U3D arrays, in bulk.
 
 Blender keeps normals and UVs per corner; U3D per vertex. A vertex is split
-only where its corners disagree (after normal compression), so a mesh read
-from a .u3d file comes back with its vertices in the same order. Winding is
-reversed and V flipped back (the inverse of import_scene).
+only where its corners disagree (after normal compression, bit for bit): it
+keeps its place with the values of its first corner, and each further distinct
+value becomes a vertex after all of the mesh's own, in the order of its first
+corner. So a mesh read from a .u3d file comes back with its vertices in the same
+order, and an unused vertex keeps its place (with zero normal and UVs). Winding
+is reversed and V flipped back (the inverse of import_scene).
 """
 from __future__ import annotations
 
@@ -23,9 +26,15 @@ ATTR_SET = re.compile(r"^u3d_(?:texcoord|tangent_frame)([0-7])$")
 
 def triangulate(sm: SMesh) -> tuple[np.ndarray, np.ndarray]:
     """-> (T, 3) corner indices (fan per polygon) and (T,) the face of each triangle."""
+    tris_c, face = _fan(sm)
+    return (np.arange(len(sm.corners), dtype=np.int64).reshape(-1, 3) if tris_c is None else tris_c), face
+
+
+def _fan(sm: SMesh) -> tuple[np.ndarray | None, np.ndarray]:
+    """triangulate(), with None for the corners when they already are triangles, in order."""
     sizes = sm.face_sizes
     if len(sizes) and np.all(sizes == 3):        # already triangles: nothing to fan
-        return np.arange(len(sm.corners), dtype=np.int64).reshape(-1, 3), np.arange(len(sizes))
+        return None, np.arange(len(sizes))
     n_tri = np.maximum(sizes - 2, 0)
     face = np.repeat(np.arange(len(sizes)), n_tri)
     start = sm.faces.astype(np.int64)[face]
@@ -81,9 +90,8 @@ class VertexData:
     triangle_face: np.ndarray      # (T,) Scene face of each triangle
 
 
-def _corner_table(sm: SMesh, layout, corner_normals, tris_c) -> tuple[np.ndarray, list]:
-    """Per-corner values as raw 32-bit words (exact comparison) plus the per-set float arrays."""
-    cols = [corner_normals.astype(np.int32)]
+def _corner_sets(sm: SMesh, layout) -> list:
+    """Per-corner float32 (C, dim) arrays of each texture coordinate set (None where unused)."""
     sets = []
     n_c = len(sm.corners)
     for name, dim in layout:
@@ -92,74 +100,148 @@ def _corner_table(sm: SMesh, layout, corner_normals, tris_c) -> tuple[np.ndarray
             continue
         a = sm.uv_layers.get(name)
         if a is not None:
-            a = np.asarray(a, np.float32).copy()
+            a = np.array(a, np.float32)                 # a copy
             a[:, 1] = 1.0 - a[:, 1]                     # back to Direct3D's top-left origin
         else:
             a = _attributes(sm).get(name)
             a = np.zeros((n_c, dim), np.float32) if a is None else np.asarray(a, np.float32).reshape(n_c, -1)
-        a = np.ascontiguousarray(np.pad(a, ((0, 0), (0, max(dim - a.shape[1], 0))))[:, :dim])
-        sets.append(a)
-        cols.append(a.view(np.int32))
-    return np.concatenate(cols, 1), sets
+        if a.shape[1] != dim:
+            a = np.pad(a, ((0, 0), (0, max(dim - a.shape[1], 0))))[:, :dim]
+        sets.append(np.ascontiguousarray(a))
+    return sets
 
 
-def _hash_rows(corners: np.ndarray, table: np.ndarray) -> np.ndarray:
-    h = corners.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    for col in table.T.view(np.uint32):
-        h = (h ^ col.astype(np.uint64)) * np.uint64(0xBF58476D1CE4E5B9)
-        h ^= h >> np.uint64(31)
-    return h
+def _keys(packed: np.ndarray, sets: list) -> list[np.ndarray]:
+    """The corner values as raw integer words, a few (C,) columns: equal words = exactly equal values."""
+    keys = [np.ascontiguousarray(packed).view(np.int16 if packed.dtype.itemsize == 1 else np.int32).reshape(-1)]
+    for s in sets:
+        if s is not None:
+            words = s.view(np.int64 if s.shape[1] % 2 == 0 else np.int32)
+            keys += [words[:, j] for j in range(words.shape[1])]
+    return keys
 
 
-def split_corners(corners: np.ndarray, table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One new vertex per distinct (vertex, corner values). -> (first corner of each, new vertex per corner).
+def _same(keys: list[np.ndarray], a: np.ndarray | None, keys_b: list[np.ndarray], b: np.ndarray) -> np.ndarray:
+    """Per pair: corner a[i] of `keys` and corner b[i] of `keys_b` hold the same values (a None: every
+    corner of `keys`, in order)."""
+    out = None
+    for k, kb in zip(keys, keys_b):
+        eq = (k if a is None else k[a]) == kb[b]
+        out = eq if out is None else np.logical_and(out, eq, out=out)
+    return out
 
-    A 64-bit hash of each row is uniqued (fast); the rows are then compared exactly, and on the
-    (astronomically rare) collision the exact row-wise unique is used instead."""
-    with np.errstate(over="ignore"):
-        keys = _hash_rows(corners, table)
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    if not (np.array_equal(corners[first][inverse], corners) and np.array_equal(table[first][inverse], table)):
-        rows = np.concatenate([corners[:, None].astype(np.int32), table], 1)
-        rows = np.ascontiguousarray(rows).view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
-        _, first, inverse = np.unique(rows, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+
+BLOCK = 1 << 16       # corners per step of a pass over all of them: its temporaries stay in cache
+
+
+def split_corners(corners: np.ndarray, keys: list[np.ndarray], n_vertex: int, rounds: int = 8
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Where a vertex's corners disagree: one more vertex per further distinct value.
+
+    -> (first corner of each vertex, len(corners) if unused; the first corner of each added vertex,
+    ascending; the corners that go to an added vertex; which one, as an index into the added).
+    A vertex keeps the values of its first corner. Round r finds the r-th distinct value of every
+    vertex still open in O(open corners): the first open corner, and the open corners equal to it.
+    What is still open after `rounds` rounds is grouped by a sort."""
+    n_c = len(corners)
+    first = np.full(n_vertex, n_c, np.intp)
+    for s in range(0, n_c, BLOCK):
+        np.minimum.at(first, corners[s:s + BLOCK], np.arange(s, min(s + BLOCK, n_c)))
+    open_ = [np.zeros(0, np.intp)]               # the corners that disagree with their vertex's first
+    for s in range(0, n_c, BLOCK):
+        same = _same([k[s:s + BLOCK] for k in keys], None, keys, np.take(first, corners[s:s + BLOCK]))
+        open_.append(s + np.flatnonzero(~same))
+    open_ = np.concatenate(open_)
+    heads, moved, moved_head = [], [], []
+    head = np.empty(n_vertex, np.intp)
+    for _ in range(1, rounds):
+        if not len(open_):
+            break
+        ov = corners[open_]
+        head[ov] = n_c
+        np.minimum.at(head, ov, open_)
+        h = head[ov]
+        same = _same(keys, open_, keys, h)
+        heads.append(open_[h == open_])
+        moved.append(open_[same])
+        moved_head.append(h[same])
+        open_ = open_[~same]
+    if len(open_):      # sort by (vertex, values, corner): a group's first corner is its head
+        cols = [k[open_] for k in keys]
+        ov = corners[open_]
+        order = np.lexsort([open_] + cols[::-1] + [ov])
+        start = np.zeros(len(order), bool)
+        start[0] = True
+        for c in [ov] + cols:
+            c = c[order]
+            start[1:] |= c[1:] != c[:-1]
+        group_head = open_[order][start]
+        heads.append(np.sort(group_head))
+        moved.append(open_[order])
+        moved_head.append(group_head[np.cumsum(start) - 1])
+    if not heads:
+        return first, np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0, np.intp)
+    heads = np.sort(np.concatenate(heads), kind="stable")   # sorted runs: a merge
+    index_of_head = np.empty(n_c, np.intp)
+    index_of_head[heads] = np.arange(len(heads))
+    moved_head = np.concatenate(moved_head)
+    return first, heads, np.concatenate(moved), index_of_head[moved_head]
+
+
+def _per_vertex(a: np.ndarray, first: np.ndarray, heads: np.ndarray, used: np.ndarray | None) -> np.ndarray:
+    """Per-corner rows -> per new vertex: each vertex's first corner's (zeros where `used` is False),
+    then each added vertex's first corner's."""
+    n_v = len(first)
+    out = np.empty((n_v + len(heads),) + a.shape[1:], a.dtype)
+    if used is None:
+        np.take(a, first, axis=0, out=out[:n_v])
+    elif not len(a):
+        out[:n_v] = 0
+    else:
+        np.take(a, first, axis=0, out=out[:n_v], mode="clip")
+        out[:n_v][~used] = 0
+    np.take(a, heads, axis=0, out=out[n_v:])
+    return out
 
 
 def mesh_vertices(sm: SMesh, matrix: np.ndarray | None, normal_scalar: float, layout, v1: bool) -> VertexData:
-    tris_c, face = triangulate(sm)
-    corners = sm.corners.astype(np.int64)
+    tris_c, face = _fan(sm)
+    corners = np.asarray(sm.corners).astype(np.intp, copy=False)
     pos = np.asarray(sm.positions, np.float32)
-    if matrix is not None and not np.array_equal(matrix, np.eye(4)):
+    placed = matrix is not None and not np.array_equal(matrix, np.eye(4))
+    if placed:
         pos = apply_points(matrix, pos)
     if sm.normals is not None and len(sm.normals) == len(corners):
         cn = np.asarray(sm.normals, np.float32)
-        if matrix is not None and not np.array_equal(matrix, np.eye(4)):
+        if placed:
             cn = apply_normals(matrix, cn)
     else:
-        cn = vertex_normals(pos, corners[tris_c])[corners]
-    packed = ncodec.encode(cn[:, SWAP] if normal_scalar >= 0 else -cn[:, SWAP], v1=v1)
-    table, sets = _corner_table(sm, layout, packed, tris_c)
-    n_v = len(pos)
-    rep = np.zeros(n_v, np.int64)
-    rep[corners] = np.arange(len(corners))
-    head = slice(0, 4096)     # a cheap look first: flat-shaded meshes fail at once
-    if np.array_equal(table[rep[corners[head]]], table[head]) and np.array_equal(table[rep[corners]], table):
-        # corners agree per vertex: keep the vertex order (unused vertices keep zero attributes)
-        used = np.zeros(n_v, bool)
-        used[corners] = True
-        source, new_of_corner = np.arange(n_v), corners
-        vals = np.where(used[:, None], table[rep], 0)
-        pick = np.where(used, rep, -1)
+        tris_v = corners.reshape(-1, 3) if tris_c is None else corners[tris_c]
+        cn = vertex_normals(pos, tris_v)[corners].astype(np.float32)
+    if normal_scalar < 0:
+        cn = -cn
+    packed = ncodec.encode_xyz(cn[:, SWAP[0]], cn[:, SWAP[1]], cn[:, SWAP[2]], v1=v1)
+    sets = _corner_sets(sm, layout)
+    n_v, n_c = len(pos), len(corners)
+    first, heads, moved, moved_to = split_corners(corners, _keys(packed, sets), n_v)
+    used = first < n_c
+    used = None if n_c and used.all() else used
+    n_new = n_v + len(heads)
+    source = np.concatenate([np.arange(n_v), corners[heads]])
+    positions = np.empty((n_new, 3), "<f4")
+    for i, j in enumerate(SWAP):               # U3D axes
+        positions[:n_v, i] = pos[:, j]
+        positions[n_v:, i] = pos[source[n_v:], j]
+    idx = np.uint32 if n_new <= 0xFFFFFFFF else np.int64
+    if tris_c is None and not len(moved):
+        t = corners.reshape(-1, 3)
     else:
-        first, new_of_corner = split_corners(corners, table)
-        source, pick = corners[first], first
-        vals = table[first]
-    valid = bool((pick >= 0).all())
-    texcoords = [None if s is None else (s[pick] if valid else np.where((pick >= 0)[:, None], s[np.maximum(pick, 0)], 0))
-                 .astype("<f4", copy=False) for s in sets]
-    new_of_corner = np.asarray(new_of_corner).reshape(-1)
-    tris = new_of_corner[tris_c][:, [0, 2, 1]]      # reverse the winding back
-    return VertexData(positions=np.ascontiguousarray(pos[source][:, SWAP], "<f4"),
-                      normals=np.ascontiguousarray(vals[:, :2]).astype("i1" if v1 else "<i2"),
-                      texcoords=texcoords, source_vertex=source, triangles=tris, triangle_face=face)
+        new_of_corner = corners.copy()
+        new_of_corner[moved] = n_v + moved_to
+        t = new_of_corner.reshape(-1, 3) if tris_c is None else new_of_corner[tris_c]
+    tris = np.empty(t.shape, idx)
+    tris[:, 0], tris[:, 1], tris[:, 2] = t[:, 0], t[:, 2], t[:, 1]     # reverse the winding back
+    return VertexData(positions=positions,
+                      normals=_per_vertex(packed, first, heads, used).astype("i1" if v1 else "<i2", copy=False),
+                      texcoords=[None if s is None else _per_vertex(s, first, heads, used) for s in sets],
+                      source_vertex=source, triangles=tris, triangle_face=face)

@@ -34,24 +34,43 @@ def encode(normals: np.ndarray, v1: bool = False) -> np.ndarray:
     return encode_xyz(n[:, 0], n[:, 1], n[:, 2], v1)
 
 
+BLOCK = 1 << 15       # normals per step: a step's temporaries stay in the CPU cache
+
+
 def encode_xyz(x: np.ndarray, y: np.ndarray, z: np.ndarray, v1: bool = False) -> np.ndarray:
-    """encode() of the normals with these float32 components, as (V,) arrays (views are fine)."""
-    length = np.sqrt(x * x + y * y + z * z)       # np.linalg.norm's sum, in its order: bit for bit the same
+    """encode() of the normals with these float32 components, as (V,) arrays (views are fine).
+
+    encode()'s float32 operations, bit for bit, in cache-sized blocks (a mesh has millions)."""
+    lat_k, lon_k, lim, dt = (V1_LAT, V1_LON, 127, np.int8) if v1 else (V2_LAT, V2_LON, 32767, np.int16)
+    out = np.empty((len(x), 2), dt)
+    for s in range(0, len(x), BLOCK):
+        _encode_block(x[s:s + BLOCK], y[s:s + BLOCK], z[s:s + BLOCK], out[s:s + BLOCK], lat_k, lon_k, lim)
+    return out
+
+
+def _encode_block(x, y, z, out, lat_k, lon_k, lim) -> None:
+    length = np.multiply(x, x)
+    tmp = np.multiply(y, y)
+    length += tmp
+    length += np.multiply(z, z, out=tmp)
+    np.sqrt(length, out=length)                   # np.linalg.norm's sum, in its order
     ok = length > 0
     if not ok.all():                              # zero (or NaN) vectors become +Y
-        length = np.where(ok, length, np.float32(1))
+        length[~ok] = 1
         x, y, z = (np.where(ok, c, np.float32(k)) for c, k in ((x, 0), (y, 1), (z, 0)))
-    lat = np.arcsin(np.clip(y / length, -1.0, 1.0))
-    np.negative(lat, out=lat)
-    lon = np.arctan2(x / length, z / length)
-    lat_k, lon_k, lim, dt = (V1_LAT, V1_LON, 127, np.int8) if v1 else (V2_LAT, V2_LON, 32767, np.int16)
+    lat = np.divide(y, length, out=tmp)
+    np.minimum(lat, 1.0, out=lat)
+    np.maximum(lat, -1.0, out=lat)
+    np.arcsin(lat, out=lat)                       # (negated below: -asin * k == asin * -k exactly)
+    lon = np.divide(x, length)
+    np.divide(z, length, out=length)
+    np.arctan2(lon, length, out=lon)
     # truncate toward zero like the C++ cast, but let values a float32 hair short of an integer
     # (a decoded normal coming back) keep that integer, so that re-exporting is stable
     nudge = 0.02
-    out = np.empty((len(lat), 2), lat.dtype)
-    for col, a, k in ((0, lat, lat_k), (1, lon, lon_k)):
-        v = a * k
-        v += np.copysign(nudge, a)
+    for col, v, k in ((0, lat, -lat_k), (1, lon, lon_k)):
+        np.multiply(v, k, out=v)
+        v += np.copysign(nudge, v, out=length)   # the sign of v is the angle's times k's
         np.trunc(v, out=v)
-        np.clip(v, -lim, lim, out=out[:, col])
-    return out.astype(dt)
+        np.maximum(v, -lim, out=v)
+        out[:, col] = np.minimum(v, lim, out=v)

@@ -50,6 +50,51 @@ def _shadow(w: Writer, s: ShadowGeometry) -> None:
         w.bytes(s.extra)
 
 
+class _Out(Writer):
+    """A Writer that keeps large arrays by reference: the file is joined once, at the end, so
+    that the bulk of a big mesh is copied once rather than appended and copied again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.done: list = []            # finished segments: bytearrays and arrays' memoryviews
+        self.base = 0                   # their total size
+
+    def tell(self) -> int:
+        return self.base + len(self.parts)
+
+    def patch(self, offset: int, kind: str, value) -> None:
+        start = self.base
+        for seg in [self.parts] + self.done[::-1]:
+            if seg is not self.parts:
+                start -= len(seg)
+            if offset >= start:
+                w = Writer()
+                w.parts = seg                   # (sizes are always written into a bytearray)
+                w.patch(offset - start, kind, value)
+                return
+        raise IndexError(offset)
+
+    def big(self, buf: memoryview) -> None:
+        self.done += [self.parts, buf]
+        self.base += len(self.parts) + len(buf)
+        self.parts = bytearray()
+
+    def segments(self) -> list:
+        return self.done + [self.parts]
+
+    def getvalue(self) -> bytes:
+        return b"".join(self.segments())
+
+
+def _bulk(w: Writer, a: np.ndarray, dtype: str) -> None:
+    """Writer.array, with large arrays kept by reference in an _Out."""
+    a = np.ascontiguousarray(np.asarray(a).astype(dtype, copy=False))
+    if isinstance(w, _Out) and a.nbytes >= 1 << 16:
+        w.big(memoryview(a).cast("B"))
+    else:
+        w.bytes(memoryview(a).cast("B") if a.size else b"")
+
+
 def _mesh(w: Writer, m: Mesh, h: ModelHeader) -> None:
     n = len(m.positions)
     w.pack("3I", m.i_mesh_per_frame, m.i_lod, m.i_frame)
@@ -57,23 +102,23 @@ def _mesh(w: Writer, m: Mesh, h: ModelHeader) -> None:
     w.f32(m.normal_scalar)
     w.u8(m.valid_tangent_frames)
     w.u32(n)
-    w.array(m.positions, "<f4")
-    w.array(m.normals, "<i2")
+    _bulk(w, m.positions, "<f4")
+    _bulk(w, m.normals, "<i2")
     for dim, tc in zip(h.tex_coord_dimension, m.texcoords):
         if dim:
             if tc is None or tc.shape != (n, dim):
                 raise CodecError(f"mesh {m.name!r}: texture coordinates do not match the header's dimension {dim}")
-            w.array(tc, "<f4")
+            _bulk(w, tc, "<f4")
     if h.n_skin_weight:
         if m.skin_weights is None or m.skin_weights.shape != (n, h.n_skin_weight):
             raise CodecError(f"mesh {m.name!r}: skin weights do not match nSkinWeight {h.n_skin_weight}")
-        w.array(m.skin_weights, "<f4")
-        w.array(m.bone_indices, "u1")
+        _bulk(w, m.skin_weights, "<f4")
+        _bulk(w, m.bone_indices, "u1")
     w.u32(m.n_triangle)
     w.u8(m.triangles_owned)
     if m.triangles_owned:
-        w.array(m.triangles, _index_dtype(n))
-        w.array(m.triangle_material, "<u2")
+        _bulk(w, m.triangles, _index_dtype(n))
+        _bulk(w, m.triangle_material, "<u2")
     w.u8(m.shadow_exists)
     if m.shadow_exists:
         _shadow(w, m.shadow)
@@ -155,7 +200,7 @@ def write_chunks(w: Writer, model: Model) -> None:
 def write(model: Model) -> bytes:
     w = Writer()
     _file_header(w, model.file_header)
-    body = Writer()
+    body = _Out()
     write_chunks(body, model)
     fh = model.file_header
     if fh.encryption == 2:
@@ -163,5 +208,5 @@ def write(model: Model) -> bytes:
     elif fh.encryption or fh.compression:
         raise CodecError("only unencrypted or AES (version 2) uncompressed .u3d files can be written")
     else:
-        w.bytes(body.getvalue())
+        return b"".join([w.parts] + body.segments())      # the one copy of the (large) body
     return w.getvalue()
