@@ -129,7 +129,7 @@ class _Collector:
         bone = group_bone[gi]
         ok = bone >= 0
         vi, bone, w = vi[ok], bone[ok], w[ok]
-        order = np.lexsort((-w, vi))
+        order = np.argsort(vi, kind="stable")          # integer keys: a radix sort
         vi, bone, w = vi[order], bone[order], w[order]
         rank = np.arange(len(vi)) - np.searchsorted(vi, vi)
         K = int(rank.max()) + 1 if len(rank) else 1
@@ -137,7 +137,9 @@ class _Collector:
         weights = np.zeros((V, K), np.float32)
         joints[vi, rank] = bone
         weights[vi, rank] = w
-        m.skin = Skin(armature=a, joints=joints, weights=weights)
+        heaviest = np.argsort(-weights, axis=1, kind="stable")     # strongest influence first
+        rows = np.arange(V)[:, None]
+        m.skin = Skin(armature=a, joints=joints[rows, heaviest], weights=weights[rows, heaviest])
 
     # -- armatures -----------------------------------------------------------
     def armature(self, ob) -> int:

@@ -86,7 +86,8 @@ def test_export_then_import_gives_the_same_world_bounds(clean, tmp_path, name):
     _export(out)
     bpy.ops.wm.read_homefile(use_empty=True)
     _import(out)
-    assert _all_bounds() == pytest.approx(before, abs=2e-3)
+    # (pytest.approx does not nest into tuples: compare as arrays)
+    np.testing.assert_allclose(np.array(_all_bounds()), np.array(before), atol=2e-3)
 
 
 def test_export_from_a_blender_scene_with_modifiers(clean, tmp_path):
