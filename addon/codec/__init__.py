@@ -5,7 +5,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +19,21 @@ __all__ = ["load", "save", "check", "info", "read_model", "options_for",
 
 
 def options_for(cls: type, options: dict[str, Any]):
-    """Build an options dataclass, ignoring keys it does not have (shared CLI flags)."""
-    names = {f.name for f in fields(cls)}
-    return cls(**{k: v for k, v in options.items() if k in names})
+    """Build an options dataclass, ignoring keys it does not have (shared CLI flags), and
+    coercing command-line values to the type of each field's default ("1.0" stays a str)."""
+    out = {}
+    for f in fields(cls):
+        if f.name not in options:
+            continue
+        value, default = options[f.name], (f.default if f.default is not MISSING else f.default_factory())
+        if isinstance(default, (frozenset, set)) and isinstance(value, str):
+            value = frozenset(v.strip() for v in value.split(",") if v.strip())
+        elif isinstance(default, str) and not isinstance(value, str):
+            value = str(value)
+        elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        out[f.name] = value
+    return cls(**out)
 
 
 def read_model(path: str | Path, fmt: str = "", **options) -> tuple[FormatSpec, Any, Warnings]:

@@ -183,3 +183,18 @@ def test_cli_reports_errors_without_traceback(tmp_path):
                          capture_output=True, text=True)
     assert out.returncode == 2
     assert "Traceback" not in out.stderr and "error:" in out.stderr
+
+
+def test_command_line_options_take_the_type_of_their_field():
+    from dataclasses import dataclass
+    from addon.codec import options_for
+
+    @dataclass(frozen=True)
+    class Opts:
+        version: str = "2.0"
+        scale: float = 1.0
+        kinds: frozenset = frozenset({"MESH"})
+
+    o = options_for(Opts, {"version": 1.0, "scale": 2, "kinds": "MESH, CAMERA", "unknown": 5})
+    assert o == Opts("1.0", 2.0, frozenset({"MESH", "CAMERA"}))
+    assert isinstance(o.scale, float)
