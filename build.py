@@ -25,9 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 DEFAULT_BPY = "4.5.4"
 BPY_PINS = {"4.2": "4.2.23", "4.5": "4.5.4", "5.0": "5.0.1"}
-PINS = ["numpy==1.26.4", "pytest==8.3.5", "fake-bpy-module==20250604"]
 # Wheels bundled inside the extension, one per Blender platform (AES for encrypted .u3d).
 BUNDLED = "pycryptodome==3.23.0"
+# The codec tests run on plain Python, so they need the bundled library too.
+PINS = ["numpy==1.26.4", "pytest==8.3.5", "fake-bpy-module==20250604", BUNDLED]
 WHEEL_PLATFORMS = ["manylinux_2_17_x86_64", "manylinux_2_17_aarch64", "macosx_10_9_universal2", "win_amd64"]
 BLENDER_PLATFORMS = ["linux-x64", "linux-arm64", "macos-arm64", "macos-x64", "windows-x64"]
 

@@ -142,3 +142,9 @@ def test_failed_export_keeps_the_existing_file(clean, lgf, tmp_path):
         bpy.ops.export_scene.unreal_vertex_mesh(filepath=str(target))
     assert target.read_bytes() == b"previous contents"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big_d.3d"]
+
+
+def test_bundled_wheel_is_installed_with_the_extension(lgf):
+    from pathlib import Path
+    site = Path(bpy.utils.user_resource("EXTENSIONS")) / ".local" / "lib" / "python3.11" / "site-packages"
+    assert (site / "Crypto" / "Cipher").is_dir(), f"pycryptodome from the zip's wheels/ is not in {site}"
