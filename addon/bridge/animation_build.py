@@ -19,11 +19,13 @@ def _owner_and_path(obj, channel):
     path = channel.path
     if channel.bone:
         pb = obj.pose.bones.get(channel.bone) if obj.pose else None
+        if pb is None and obj.pose:      # renamed on import (empty or repeated name)
+            pb = next((p for p in obj.pose.bones if p.bone.get("source_name") == channel.bone), None)
         if pb is None:
             return None, None, None
         if path == "rotation_quaternion":
             pb.rotation_mode = "QUATERNION"
-        return obj, f'pose.bones["{channel.bone}"].{path}', channel.bone
+        return obj, f'pose.bones["{pb.name}"].{path}', pb.name
     if path.startswith("key_blocks"):
         key = obj.data.shape_keys if obj.type == "MESH" else None
         return key, path, ""

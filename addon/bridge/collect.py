@@ -62,7 +62,7 @@ class _Collector:
     def image_index(self, image) -> int:
         key = image.as_pointer()
         if key not in self.image_of:
-            path = bpy.path.abspath(image.filepath) if image.filepath else ""
+            path = bpy.path.abspath(image.filepath) if image.filepath else str(image.get("source_path", ""))
             self.scene.images.append(Image(name=str(image.get("source_name", image.name)), filepath=path))
             self.image_of[key] = len(self.scene.images) - 1
         return self.image_of[key]
@@ -120,7 +120,7 @@ class _Collector:
         if arm is None or not ob.vertex_groups or len(ob.data.vertices) != len(m.positions):
             return
         a = self.armature(arm)
-        bone_index = {b.name: i for i, b in enumerate(self.scene.armatures[a].bones)}
+        bone_index = {b.name: i for i, b in enumerate(arm.data.bones)}     # Blender's names, as the groups use
         group_bone = np.array([bone_index.get(g.name, -1) for g in ob.vertex_groups], np.int32)
         vi, gi, w = weight_triples(self.context, ob)
         V = len(m.positions)
@@ -149,8 +149,10 @@ class _Collector:
             index = {b.name: i for i, b in enumerate(bones)}
             arm = Armature(name=ob.data.name, extras=props.load(ob.data))
             for b in bones:
-                arm.bones.append(Bone(name=b.name, parent=index[b.parent.name] if b.parent else -1,
-                                      matrix=_m(b.matrix_local), length=b.length, extras=props.load(b)))
+                extras = props.load(b)
+                arm.bones.append(Bone(name=str(extras.pop("source_name", b.name)),
+                                      parent=index[b.parent.name] if b.parent else -1,
+                                      matrix=_m(b.matrix_local), length=b.length, extras=extras))
             self.scene.armatures.append(arm)
             self.armature_of[key] = len(self.scene.armatures) - 1
         return self.armature_of[key]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 import bpy
+import numpy as np
 
 from ..codec.scene import Image, Material, TextureSlot
 from . import props
@@ -26,7 +27,14 @@ _BLENDED = {"BLEND", "ADD", "MULTIPLY"}
 
 
 def build_image(img: Image) -> "bpy.types.Image":
-    if img.filepath and os.path.isfile(img.filepath):
+    if img.pixels is not None:
+        # decoded by the codec: packed into the .blend, the original path kept for export
+        h, w = img.pixels.shape[:2]
+        image = bpy.data.images.new(img.name or "image", w, h, alpha=True)
+        image.pixels.foreach_set(np.ascontiguousarray(img.pixels, np.float32).ravel())
+        image.pack()
+        image["source_path"] = img.filepath
+    elif img.filepath and os.path.isfile(img.filepath):
         image = bpy.data.images.load(img.filepath, check_existing=True)
     else:
         # A missing file stays a named placeholder, so that export writes the name back.
@@ -74,8 +82,6 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
         elif slot.kind in _INPUT:
             out = tex.outputs["Alpha" if slot.kind == "alpha" and tex.image and tex.image.depth == 32 else "Color"]
             nt.links.new(out, bsdf.inputs[_INPUT[slot.kind]])
-            if slot.kind == "emission":
-                bsdf.inputs["Emission Strength"].default_value = max(m.emission_strength, 1.0)
         elif slot.kind in ("normal", "bump"):
             node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
             node.location = (-250, y + 320)

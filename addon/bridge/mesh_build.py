@@ -104,6 +104,12 @@ def add_skin(obj, m: Mesh, bone_names: list[str]) -> None:
     verts = np.repeat(np.arange(len(skin.joints)), np.asarray(skin.joints).shape[1])
     keep = (joints >= 0) & (joints < len(groups)) & (weights > 0)
     joints, weights, verts = joints[keep], weights[keep], verts[keep]
+    # a bone listed twice for one vertex adds up (vg.add would let the second replace the first)
+    pair, first = np.unique(verts.astype(np.int64) * len(groups) + joints, return_inverse=True)
+    if len(pair) < len(verts):
+        summed = np.zeros(len(pair), np.float64)
+        np.add.at(summed, first, weights)
+        verts, joints, weights = pair // len(groups), pair % len(groups), summed.astype(np.float32)
     # group identical (bone, weight) pairs so that each vg.add call takes many vertices
     order = np.lexsort((weights, joints))
     joints, weights, verts = joints[order], weights[order], verts[order]

@@ -92,9 +92,10 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
             shaped.add(node.data)
             add_shape_keys(obj, scene.meshes[node.data])
 
+    bone_names: dict[int, list[str]] = {}      # armature index -> the names Blender gave its bones
     for i, node in enumerate(scene.nodes):
         if res.objects[i] is not None and node.kind == "ARMATURE" and res.objects[i].type == "ARMATURE":
-            _build_bones(context, res.objects[i], scene.armatures[node.data])
+            bone_names[node.data] = _build_bones(context, res.objects[i], scene.armatures[node.data])
 
     # hierarchy and placement
     for i, node in enumerate(scene.nodes):
@@ -138,7 +139,7 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
             continue
         done.add(node.data)
         arm_obj = arm_objects[m.skin.armature]
-        add_skin(obj, m, [b.name for b in scene.armatures[m.skin.armature].bones])
+        add_skin(obj, m, bone_names.get(m.skin.armature) or [b.name for b in scene.armatures[m.skin.armature].bones])
         mod = obj.modifiers.new("Armature", "ARMATURE")
         mod.object = arm_obj
 
@@ -167,11 +168,16 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
     return res
 
 
+_MAX_FRAME = 1_048_574       # MAXFRAME in Blender's DNA
+
+
 def apply_timeline(context, scene: Scene) -> None:
     """The scene's frame range and frame rate from the file's."""
     sc = context.scene
     if scene.frame_start is not None and scene.frame_end is not None:
-        sc.frame_start, sc.frame_end = int(scene.frame_start), int(scene.frame_end)
+        # Blender's own limits; a damaged file may claim anything
+        start = int(np.clip(scene.frame_start, -_MAX_FRAME, _MAX_FRAME))
+        sc.frame_start, sc.frame_end = start, int(np.clip(scene.frame_end, start, _MAX_FRAME))
     if scene.fps:
         sc.render.fps, sc.render.fps_base = int(round(scene.fps)), round(scene.fps) / scene.fps
 
@@ -200,8 +206,9 @@ def _build_light(li):
     return light
 
 
-def _build_bones(context, obj, arm) -> None:
-    """Edit bones from armature-space rest matrices (bone Y axis along the bone)."""
+def _build_bones(context, obj, arm) -> list[str]:
+    """Edit bones from armature-space rest matrices (bone Y axis along the bone); returns
+    the names Blender gave them."""
     view_layer = context.view_layer
     prev = view_layer.objects.active
     view_layer.objects.active = obj
@@ -213,7 +220,7 @@ def _build_bones(context, obj, arm) -> None:
         span = float(np.ptp(heads, axis=0).max()) if len(heads) > 1 else 1.0
         created = []
         for b, m in zip(arm.bones, mats):
-            eb = ebs.new(b.name)
+            eb = ebs.new(b.name or "Bone")
             length = b.length or max(span * 0.05, 1e-3)
             eb.head = (0.0, 0.0, 0.0)
             eb.tail = (0.0, length, 0.0)
@@ -225,10 +232,14 @@ def _build_bones(context, obj, arm) -> None:
         for b, eb in zip(arm.bones, created):
             if 0 <= b.parent < len(created):
                 eb.parent = created[b.parent]
+        names = [eb.name for eb in created]      # Blender renames empty and repeated names
     finally:
         bpy.ops.object.mode_set(mode="OBJECT")
         view_layer.objects.active = prev
-    for b in arm.bones:
-        if b.extras:
-            props.store(obj.data.bones[b.name], b.extras)
+    for b, name in zip(arm.bones, names):
+        bone = obj.data.bones[name]
+        if name != b.name:
+            bone["source_name"] = b.name
+        props.store(bone, b.extras)
     props.store(obj.data, arm.extras)
+    return names

@@ -31,6 +31,8 @@ def _f32(shape) -> np.ndarray:
 class Image:
     name: str                      # the name as the file wrote it (e.g. "IMAGE1.JPG")
     filepath: str = ""             # resolved path on disk, "" when not found
+    pixels: np.ndarray | None = None   # (H, W, 4) float32 0..1, bottom row first: decoded by the
+                                       # codec when Blender cannot read the file itself (e.g. PCX)
     extras: dict[str, Any] = field(default_factory=dict)
 
 

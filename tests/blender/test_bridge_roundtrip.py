@@ -181,3 +181,59 @@ def test_handles_follow_the_global_matrix(clean, lgf):
     bridge.build_scene(s, bridge.BuildOptions(global_matrix=tuple(map(tuple, G))), clean)
     clean.scene.frame_set(5)
     np.testing.assert_allclose(bpy.data.objects["E"].location, [0, 6, 0], atol=1e-4)
+
+
+def test_repeated_influences_add_up_and_odd_bone_names_survive(clean, lgf):
+    bridge = lgf.bridge
+    s = Scene()
+    s.armatures.append(Armature("Rig", [Bone("", -1), Bone("same", 0, axes.compose([0, 1, 0], [1, 0, 0, 0], [1, 1, 1])),
+                                        Bone("same", 1, axes.compose([0, 2, 0], [1, 0, 0, 0], [1, 1, 1]))]))
+    m = cube_mesh()
+    m.shape_keys, m.materials, m.face_material = [], [], None
+    # bone 1 twice for every vertex: 0.25 + 0.25 must come out as 0.5
+    m.skin = Skin(0, np.array([[1, 0, 1, 2]] * 8, np.int32), np.array([[0.25, 0.4, 0.25, 0.1]] * 8, np.float32))
+    s.meshes.append(m)
+    rig = s.add_node(Node("Rig", "ARMATURE", 0))
+    s.add_node(Node("Cube", "MESH", 0, parent=rig))
+    frames = np.array([0, 1], np.float32)
+    s.animations.append(Animation("A", 0, 1, channels=[
+        Channel(rig, "location", frames, np.array([[0, 0, 0], [0, 0, 3]], np.float32), bone="same")]))
+    bridge.build_scene(s, bridge.BuildOptions(), clean)
+    arm = bpy.data.objects["Rig"]
+    names = [b.name for b in arm.data.bones]
+    assert len(set(names)) == 3 and all(names)
+    cube = bpy.data.objects["Cube"]
+    w = {cube.vertex_groups[g.group].name: g.weight for g in cube.data.vertices[0].groups}
+    assert w[names[1]] == pytest.approx(0.5) and w[names[0]] == pytest.approx(0.4) and w[names[2]] == pytest.approx(0.1)
+    clean.scene.frame_set(1)
+    assert arm.pose.bones[names[1]].location[2] == pytest.approx(3)     # the first bone of that name
+    back = bridge.collect_scene(clean, bridge.CollectOptions(use_keyframes=False))
+    assert [b.name for b in back.armatures[0].bones] == ["", "same", "same"]
+    bc = back.meshes[back.nodes[[n.name for n in back.nodes].index("Cube")].data]
+    np.testing.assert_allclose(bc.skin.weights[0][:3], [0.5, 0.4, 0.1], atol=1e-6)
+    np.testing.assert_array_equal(bc.skin.joints[0][:3], [1, 0, 2])
+
+
+def test_decoded_pixels_become_a_packed_image(clean, lgf):
+    s = Scene()
+    px = np.zeros((2, 3, 4), np.float32)
+    px[..., 3] = 1
+    px[0, 0, 0] = 1.0                       # bottom-left red
+    s.images.append(Image("SKIN.PCX", "/somewhere/skin.pcx", pixels=px))
+    s.materials.append(Material("M", textures=[TextureSlot("base_color", 0)]))
+    m = cube_mesh()
+    m.materials, m.face_material, m.shape_keys = [0], None, []
+    s.meshes.append(m)
+    s.add_node(Node("Cube", "MESH", 0))
+    lgf.bridge.build_scene(s, lgf.bridge.BuildOptions(), clean)
+    image = bpy.data.images[0]
+    assert tuple(image.size) == (3, 2) and image.packed_file is not None
+    np.testing.assert_allclose(np.array(image.pixels[:4]), [1, 0, 0, 1])
+    back = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions(use_keyframes=False))
+    assert back.images[0].name == "SKIN.PCX" and back.images[0].filepath == "/somewhere/skin.pcx"
+
+
+def test_absurd_frame_ranges_are_clamped_to_blenders_limits(clean, lgf):
+    s = Scene(frame_start=0, frame_end=0xFFFFFFFF)
+    lgf.bridge.build_scene(s, lgf.bridge.BuildOptions(), clean)
+    assert clean.scene.frame_start == 0 and clean.scene.frame_end == 1_048_574
