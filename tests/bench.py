@@ -7,8 +7,10 @@ uv_layers, corner_normals), as the issues define it. The goal is a ratio of
 at most 2.0 against it. A second, stricter floor moves positions, corners
 and UVs through the attribute API (one memory copy each), which the bridge
 itself uses; its ratio is printed too. Vertex-group weights have no bulk
-setter, so both floors add them with one call per (bone, weight). Each
-figure is the best of three.
+setter, so both import floors add them with one call per (bone, weight);
+nor a bulk getter, so both export floors read them with the one bulk pass
+Blender allows, the geometry-nodes copy that the bridge also uses
+(bridge/weights.py). Each figure is the best of three.
 
     python3 build.py bench [--quick] [bridge|3ds|unreal|u3d|unigine ...]
 """
@@ -137,6 +139,8 @@ def floor_read(objects, fast: bool = False) -> None:
         if me.shape_keys:
             for kb in me.shape_keys.key_blocks:
                 kb.data.foreach_get("co", co)
+        if ob.vertex_groups:
+            WEIGHTS.weight_triples(bpy.context, ob)     # no bulk getter: the geometry-nodes pass
     for action in bpy.data.actions:
         curves = action.fcurves if bpy.app.version < (4, 4) else [
             fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
@@ -183,9 +187,15 @@ def bench_format(lgf, label: str, scene, ext: str, import_op, export_op, codec_o
     row(f"{label} export", t, floor, fast)
 
 
+WEIGHTS = None
+
+
 def main(argv: list[str]) -> int:
+    global WEIGHTS
     quick = "--quick" in argv
     lgf = blender_setup.install()
+    from importlib import import_module
+    WEIGHTS = import_module(f"{lgf.__name__}.bridge.weights")
     print(f"Blender {bpy.app.version_string}, numpy {np.__version__}; best of 3; ratio = time / floor "
           f"(target <= {TARGET})", flush=True)
     sizes = [10_000, 100_000] if quick else [10_000, 100_000, 1_000_000]
