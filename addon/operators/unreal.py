@@ -4,6 +4,8 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import orientation_helper
 
 from .. import bridge
+from ..codec.errors import UnsupportedFeature
+from ..codec.formats.unreal.export import MAX_FRAMES
 from ..codec.formats.unreal.options import ExportOptions, ImportOptions
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 from ._unreal_bake import shape_key_scene
@@ -46,9 +48,13 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
     scale: FloatProperty(name="Vertex Scale", default=1.0, min=0.0, soft_max=100.0,
                          description="Multiplies the default packing (X*8, Y*8, Z*4; Deus Ex x256); "
                                      "0 fits the mesh into the packed range")
-    frame_start: IntProperty(name="Start Frame", default=0, description="First frame to write")
-    frame_end: IntProperty(name="End Frame", default=-1, min=-1,
-                           description="Last frame to write (-1: the scene's end frame)")
+    use_scene_range: BoolProperty(name="Scene Frame Range", default=True,
+                                  description="Write the scene's start to end frame; off: Start Frame to "
+                                              "End Frame below, exactly as given")
+    frame_start: IntProperty(name="Start Frame", default=1,
+                             description="First frame to write when Scene Frame Range is off")
+    frame_end: IntProperty(name="End Frame", default=250,
+                           description="Last frame to write when Scene Frame Range is off")
     sequence_source: EnumProperty(name="Sequences", default="ANIMATIONS", items=(
         ("ANIMATIONS", "Actions / NLA Strips", "One MESH SEQUENCE per action and NLA strip"),
         ("MARKERS", "Timeline Markers", "Each marker starts a sequence that runs to the next"),
@@ -65,13 +71,21 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
         _add_sequence_details(scene.metadata.get("ranges") or [])
         return scene
 
+    def invoke(self, context, event):
+        if self.use_scene_range:         # unticking it then shows the scene's range to edit
+            self.frame_start, self.frame_end = context.scene.frame_start, context.scene.frame_end
+        return super().invoke(context, event)
+
     def collect_options(self) -> bridge.CollectOptions:
         from dataclasses import replace
         o = super().collect_options()
-        sc = bpy.context.scene
-        start = max(self.frame_start, sc.frame_start)
-        end = sc.frame_end if self.frame_end < 0 else self.frame_end
-        return replace(o, frame_start=start, frame_end=max(start, end))
+        if self.use_scene_range:
+            return o                     # None, None: the bake covers the scene's range
+        # as given: an end before the start bakes nothing, and the codec says so
+        if self.frame_end - self.frame_start + 1 > MAX_FRAMES:
+            raise UnsupportedFeature(f"frames {self.frame_start}..{self.frame_end}: the format holds at most "
+                                     f"{MAX_FRAMES} frames")
+        return replace(o, frame_start=self.frame_start, frame_end=self.frame_end)
 
 
 def _add_sequence_details(ranges: list[dict]) -> None:

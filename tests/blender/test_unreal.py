@@ -7,7 +7,8 @@ import pytest
 
 import bpy
 from tests.blender.helpers import evaluated_positions
-from tests.codec.unreal_fixtures import ASSETS, TETRA, a_file, d_file, pack_word, tetra_pair, tri, write_set
+from tests.codec.unreal_fixtures import (ASSETS, PCX_SKIN_ROWS, TETRA, a_file, d_file, pack_word, pcx_skin, tetra_pair,
+                                         tri, write_set)
 
 
 def _import(path, **kw):
@@ -222,9 +223,11 @@ def test_blender_to_file_to_blender_keeps_frames_uvs_attributes(clean, tmp_path)
     ob = clean.active_object
     me = ob.data
     rng = np.random.default_rng(3)
-    types = rng.integers(0, 5, len(me.polygons)).astype(np.int32)
-    me.attributes.new("ue_type", "INT", "FACE").data.foreach_set("value", types)
-    me.attributes.new("ue_color", "INT", "FACE").data.foreach_set("value", np.arange(len(me.polygons), dtype=np.int32))
+    n = len(me.polygons)
+    want_attrs = {"ue_type": rng.integers(0, 5, n), "ue_flags": rng.integers(0, 16, n) * 16,
+                  "ue_color": np.arange(n), "ue_texture": rng.integers(0, 4, n), "ue_flags_byte": rng.integers(0, 256, n)}
+    for name, values in want_attrs.items():
+        me.attributes.new(name, "INT", "FACE").data.foreach_set("value", values.astype(np.int32))
     uv = rng.uniform(0, 1, len(me.loops) * 2).astype(np.float32)
     me.uv_layers[0].uv.foreach_set("vector", uv)
     ob.shape_key_add(name="Basis")
@@ -250,10 +253,190 @@ def test_blender_to_file_to_blender_keeps_frames_uvs_attributes(clean, tmp_path)
         bpy.context.scene.frame_set(f)
         assert (np.abs(evaluated_positions(back) - want[f]) <= step / 2 + 1e-5).all()
     got = np.empty(len(back.data.polygons), np.int32)
-    back.data.attributes["ue_type"].data.foreach_get("value", got)
-    assert got.tolist() == types.tolist()
-    back.data.attributes["ue_color"].data.foreach_get("value", got)
-    assert got.tolist() == list(range(len(types)))
+    for name, values in want_attrs.items():
+        back.data.attributes[name].data.foreach_get("value", got)
+        assert got.tolist() == values.tolist(), name
     uv_back = np.empty(len(back.data.loops) * 2, np.float32)
     back.data.uv_layers[0].uv.foreach_get("vector", uv_back)
     assert np.abs(uv_back - uv).max() <= 1 / 256 + 1e-6
+
+
+
+def _raw(path):
+    """(F, V, 3) signed raw coordinates of a standard _a.3d (the notes' unpacking)."""
+    a = path.read_bytes()
+    n, size = struct.unpack("<HH", a[:4])
+    w = np.frombuffer(a, "<u4", n * size // 4, 4).reshape(n, -1).astype(np.int64)
+    x, y, z = w & 0x7FF, (w >> 11) & 0x7FF, (w >> 22) & 0x3FF
+    return np.stack([x - ((x & 0x400) << 1), y - ((y & 0x400) << 1), z - ((z & 0x200) << 1)], axis=-1)
+
+
+def _seq_lines(path):
+    return [line for line in path.read_text().splitlines() if "MESH SEQUENCE" in line]
+
+
+def test_import_decodes_a_pcx_skin_and_export_names_it_again(clean, tmp_path):
+    uc = ("#exec MESH IMPORT MESH=t ANIVFILE=MODELS\\t_a.3d DATAFILE=MODELS\\t_d.3d X=0 Y=0 Z=0\n"
+          "#exec TEXTURE IMPORT NAME=Sk FILE=Textures\\skin.pcx GROUP=Skins\n"
+          "#exec MESHMAP SETTEXTURE MESHMAP=t NUM=1 TEXTURE=Sk\n")
+    d, a = tetra_pair(frames=1)
+    write_set(tmp_path / "Models", "t", d, a, uc, uc_folder=tmp_path / "Classes")
+    (tmp_path / "Textures").mkdir()
+    (tmp_path / "Textures" / "skin.pcx").write_bytes(pcx_skin())
+    ob = _import(tmp_path / "Classes" / "t.uc")
+    image = next(n.image for n in ob.material_slots[0].material.node_tree.nodes if n.type == "TEX_IMAGE")
+    assert tuple(image.size) == (3, 2)
+    px = np.empty(3 * 2 * 4, np.float32)
+    image.pixels.foreach_get(px)
+    top_first = np.rint(px.reshape(2, 3, 4)[::-1, :, :3] * 255).astype(int)
+    assert top_first.tolist() == [[list(c) for c in row] for row in PCX_SKIN_ROWS]
+    _export(tmp_path / "Out" / "Classes" / "t.uc")
+    text = (tmp_path / "Out" / "Classes" / "t.uc").read_text()
+    assert "#exec TEXTURE IMPORT NAME=Sk FILE=Textures\\skin.pcx GROUP=Skins" in text
+
+
+def _sliding_cube(clean):
+    """A cube whose object X is the frame number (linear keys at 0 and 10), in a scene at 4..10."""
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    ob = clean.active_object
+    for f in (0, 10):
+        ob.location = (f, 0, 0)
+        ob.keyframe_insert("location", index=0, frame=f)
+    for c in _fcurves(ob):
+        for k in c.keyframe_points:
+            k.interpolation = "LINEAR"
+    clean.scene.frame_start, clean.scene.frame_end = 4, 10
+    clean.scene.frame_set(4)
+    return ob
+
+
+def _fcurves(ob):
+    action = ob.animation_data.action
+    if hasattr(action, "fcurves"):
+        return list(action.fcurves)
+    return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
+
+
+def test_explicit_frame_range_below_the_scene_start(clean, tmp_path):
+    _sliding_cube(clean)
+    _export(tmp_path / "a_d.3d", sequence_source="ALL", use_scene_range=False, frame_start=2, frame_end=6)
+    raw = _raw(tmp_path / "a_a.3d")
+    # frames 2..6; the object's place at the current frame 4 goes to the script, the rest to the vertices
+    assert raw.shape[0] == 5
+    assert [int(raw[i, :, 0].min()) for i in range(5)] == [8 * (-1 + f - 4) for f in range(2, 7)]
+    _export(tmp_path / "b_d.3d", sequence_source="ALL", use_scene_range=False, frame_start=0, frame_end=2)
+    assert [int(m) for m in _raw(tmp_path / "b_a.3d")[:, :, 0].min(axis=1)] == [8 * (-1 + f - 4) for f in range(3)]
+    _export(tmp_path / "c_d.3d", sequence_source="ALL")                 # the scene's range
+    assert _raw(tmp_path / "c_a.3d").shape[0] == 7
+    assert "NUMFRAMES=7" in _seq_lines(tmp_path / "c.uc")[0]
+    with pytest.raises(RuntimeError, match="before the start"):
+        bpy.ops.export_scene.unreal_vertex_mesh(filepath=str(tmp_path / "d_d.3d"), use_scene_range=False,
+                                                frame_start=6, frame_end=2)
+    with pytest.raises(RuntimeError, match="at most 65535 frames"):
+        bpy.ops.export_scene.unreal_vertex_mesh(filepath=str(tmp_path / "d_d.3d"), use_scene_range=False,
+                                                frame_start=0, frame_end=70000)
+    assert not (tmp_path / "d_d.3d").exists()
+
+
+def test_export_to_a_name_with_spaces_writes_identifiers(clean, tmp_path):
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    _export(tmp_path / "my gun_d.3d")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my gun.uc", "my gun_a.3d", "my gun_d.3d"]
+    text = (tmp_path / "my gun.uc").read_text()
+    assert "class my_gun extends Actor;" in text and "MESH=my gun" not in text
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert _import(tmp_path / "my gun.uc").data.shape_keys.key_blocks[0].name == "Frame 0000"
+
+
+def test_user_action_sequence_gets_the_scene_rate(clean, tmp_path):
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    ob = clean.active_object
+    ob.shape_key_add(name="Basis")
+    up = ob.shape_key_add(name="Up")
+    up.data.foreach_set("co", (np.array([v.co for v in ob.data.vertices]) + [0, 0, 1]).ravel())
+    up.value = 0.0
+    up.keyframe_insert("value", frame=1)
+    up.value = 1.0
+    up.keyframe_insert("value", frame=10)
+    ob.data.shape_keys.animation_data.action.name = "Raise"
+    clean.scene.frame_start, clean.scene.frame_end = 1, 10
+    clean.scene.render.fps, clean.scene.render.fps_base = 30, 1.0
+    _export(tmp_path / "seq_d.3d")
+    assert _seq_lines(tmp_path / "seq.uc") == ["#exec MESH SEQUENCE MESH=seq SEQ=Raise STARTFRAME=0 NUMFRAMES=10 RATE=30"]
+
+
+def test_imported_sequence_without_rate_exports_without_rate(clean, tmp_path):
+    d, a = tetra_pair(frames=6)
+    write_set(tmp_path / "Models", "anim", d, a, UC, uc_folder=tmp_path / "Classes")
+    _import(tmp_path / "Classes" / "anim.uc")
+    clean.scene.render.fps = 30
+    _export(tmp_path / "Out" / "Classes" / "anim.uc")
+    lines = _seq_lines(tmp_path / "Out" / "Classes" / "anim.uc")
+    assert "#exec MESH SEQUENCE MESH=anim SEQ=All STARTFRAME=0 NUMFRAMES=6" in lines          # no RATE added
+    assert "#exec MESH SEQUENCE MESH=anim SEQ=Walk STARTFRAME=1 NUMFRAMES=4 RATE=15 GROUP=Moving" in lines
+
+
+def test_export_bakes_a_keyed_modifier(clean, tmp_path):
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    ob = clean.active_object
+    md = ob.modifiers.new("push", "DISPLACE")             # no texture: every vertex moves (1 - 0.5) * strength
+    md.direction = "Z"
+    md.strength = 0.0
+    md.keyframe_insert("strength", frame=1)
+    md.strength = 2.0
+    md.keyframe_insert("strength", frame=3)
+    clean.scene.frame_start, clean.scene.frame_end = 1, 3
+    want = []
+    for f in (1, 2, 3):
+        clean.scene.frame_set(f)
+        want.append(evaluated_positions(ob).copy())
+    clean.scene.frame_set(1)
+    _export(tmp_path / "mod_d.3d", sequence_source="ALL")
+    raw = _raw(tmp_path / "mod_a.3d")
+    assert raw.shape == (3, 8, 3)
+    assert raw[0, :, 2].tolist() == [int(z) for z in np.sign(want[0][:, 2]) * 4]    # z = +-1 at strength 0
+    assert (raw[2, :, 2] - raw[0, :, 2]).tolist() == [4] * 8                           # up 1 at strength 2
+    for f in range(3):
+        np.testing.assert_allclose(raw[f] * [1 / 8, -1 / 8, 1 / 4], want[f], atol=0.07)
+
+
+def test_export_bakes_a_constraint_to_an_animated_empty(clean, tmp_path):
+    bpy.ops.object.empty_add(location=(0, 0, 0))
+    target = clean.active_object
+    target.keyframe_insert("location", frame=1)
+    target.location = (0, 0, 2)
+    target.keyframe_insert("location", frame=3)
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    cube = clean.active_object
+    cube.constraints.new("COPY_LOCATION").target = target
+    clean.scene.frame_start, clean.scene.frame_end = 1, 3
+    clean.scene.frame_set(1)
+    for ob in clean.scene.objects:
+        ob.select_set(ob == cube)
+    _export(tmp_path / "con_d.3d", use_selection=True, sequence_source="ALL")
+    raw = _raw(tmp_path / "con_a.3d")
+    # z = -1..1 at frame 1, 1..3 at frame 3 when the empty has risen 2 (raw = z * 4)
+    assert sorted(set(raw[0, :, 2].tolist())) == [-4, 4]
+    assert sorted(set(raw[2, :, 2].tolist())) == [4, 12]
+    assert set(raw[:, :, 0].ravel().tolist()) == {-8, 8}
+
+
+def test_mesh_origin_pitch_and_roll(clean, tmp_path):
+    d, a = tetra_pair(frames=1)
+    head = "#exec MESH IMPORT MESH=r ANIVFILE=r_a.3d DATAFILE=r_d.3d X=0 Y=0 Z=0\n"
+    # PITCH=64 turns engine X toward Z: vertex 1 (raw X 8 = Blender (1, 0, 0)) ends up at +Z
+    write_set(tmp_path / "p", "r", d, a, head + "#exec MESH ORIGIN MESH=r X=0 Y=0 Z=0 PITCH=64\n")
+    ob = _import(tmp_path / "p" / "r_d.3d")
+    np.testing.assert_allclose(evaluated_positions(ob, world=True)[1], [0, 0, 1], atol=1e-6)
+    # ROLL=64 turns engine Y toward Z: vertex 2 (raw Y 8 = Blender (0, -1, 0)) ends up at +Z
+    bpy.ops.wm.read_homefile(use_empty=True)
+    write_set(tmp_path / "q", "r", d, a, head + "#exec MESH ORIGIN MESH=r X=0 Y=0 Z=0 ROLL=64\n")
+    ob = _import(tmp_path / "q" / "r_d.3d")
+    np.testing.assert_allclose(evaluated_positions(ob, world=True)[2], [0, 0, 1], atol=1e-6)
+    # all three written back as read
+    bpy.ops.wm.read_homefile(use_empty=True)
+    write_set(tmp_path / "s", "r", d, a, head + "#exec MESH ORIGIN MESH=r X=8 Y=-16 Z=4 YAW=16 PITCH=32 ROLL=-16\n")
+    _import(tmp_path / "s" / "r_d.3d")
+    _export(tmp_path / "out" / "r_d.3d")
+    assert "#exec MESH ORIGIN MESH=r X=8 Y=-16 Z=4 YAW=16 PITCH=32 ROLL=-16" in (tmp_path / "out" / "r.uc").read_text()
+    assert (tmp_path / "out" / "r_a.3d").read_bytes() == a

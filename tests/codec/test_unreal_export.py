@@ -231,7 +231,8 @@ def test_sequences_from_markers_and_frame_range(tmp_path):
     s = _blender_scene(frames=10)
     s.markers = [Marker("Run", 6), Marker("Idle", 2), Marker("Late", 12)]
     s.fps = 30.0
-    out, warnings = _export(s, tmp_path / "thing_d.3d", sequence_source="MARKERS", frame_start=2, frame_end=8)
+    out, warnings = _export(s, tmp_path / "thing_d.3d", sequence_source="MARKERS", use_scene_range=False,
+                           frame_start=2, frame_end=8)
     assert out[tmp_path / "thing_a.3d"][:2] == b"\x07\x00"                # frames 2..8
     text = out[tmp_path / "thing.uc"].decode()
     assert "SEQ=Idle STARTFRAME=0 NUMFRAMES=4 RATE=30" in text
@@ -239,9 +240,77 @@ def test_sequences_from_markers_and_frame_range(tmp_path):
     assert any("'Run' (frames 6..11)" in w and "clipped" in w for w in warnings)
     assert any("'Late'" in w for w in warnings) and "SEQ=Late" not in text
     first = np.frombuffer(out[tmp_path / "thing_a.3d"], "<u4", 6, 4)
-    again, _ = _export(s, tmp_path / "x_d.3d", sequence_source="ALL", frame_start=2, frame_end=2)
+    again, _ = _export(s, tmp_path / "x_d.3d", sequence_source="ALL", use_scene_range=False,
+                        frame_start=2, frame_end=2)
     assert np.frombuffer(again[tmp_path / "x_a.3d"], "<u4", 6, 4).tolist() == first.tolist()
     assert "SEQ=All STARTFRAME=0 NUMFRAMES=1" in again[tmp_path / "x.uc"].decode()
+
+
+
+def test_explicit_frame_range_is_honoured_as_given(tmp_path):
+    s = _blender_scene(frames=10)
+    s.meshes[0].extras["baked_frames"] = list(range(4, 14))                  # a scene at 4..13
+    out, warnings = _export(s, tmp_path / "a_d.3d", use_scene_range=False, frame_start=2, frame_end=6)
+    assert out[tmp_path / "a_a.3d"][:2] == b"\x03\x00"                        # frames 4, 5, 6
+    assert any("2..6: 2 of its frames are not in the scene" in w for w in warnings)
+    out, _ = _export(s, tmp_path / "b_d.3d", frame_start=6, frame_end=7)     # scene range: options ignored
+    assert out[tmp_path / "b_a.3d"][:2] == b"\x0a\x00"
+    with pytest.raises(UnsupportedFeature, match="selects none"):
+        _export(s, tmp_path / "c_d.3d", use_scene_range=False, frame_start=0, frame_end=2)
+    with pytest.raises(UnsupportedFeature, match="before the start"):
+        _export(s, tmp_path / "c_d.3d", use_scene_range=False, frame_start=8, frame_end=5)
+
+
+def test_sequences_without_their_own_rate_take_the_scene_rate(tmp_path):
+    s = _blender_scene(frames=10)
+    s.fps = 25.0
+    s.animations = [Animation("Made", 0, 3, 0.0),                            # a user's action: no fps property
+                    Animation("Imported", 4, 9, 0.0, extras={"ue_rate": 0.0}),   # a script sequence without RATE
+                    Animation("Own", 2, 5, 12.0)]
+    text = _export(s, tmp_path / "thing_d.3d")[0][tmp_path / "thing.uc"].decode()
+    assert "SEQ=Made STARTFRAME=0 NUMFRAMES=4 RATE=25\r\n" in text
+    assert "SEQ=Imported STARTFRAME=4 NUMFRAMES=6\r\n" in text
+    assert "SEQ=Own STARTFRAME=2 NUMFRAMES=4 RATE=12\r\n" in text
+    # the same from the bridge's ranges (actions and NLA strips in Blender)
+    s.metadata["ranges"] = [{"name": "Act", "start": 0.0, "end": 4.0, "fps": 0.0, "source": "ACTION", "extras": {}},
+                            {"name": "Strip", "start": 5.0, "end": 9.0, "fps": 0.0, "source": "NLA",
+                             "extras": {"ue_rate": 0.0}}]
+    text = _export(s, tmp_path / "thing_d.3d")[0][tmp_path / "thing.uc"].decode()
+    assert "SEQ=Act STARTFRAME=0 NUMFRAMES=5 RATE=25\r\n" in text
+    assert "SEQ=Strip STARTFRAME=5 NUMFRAMES=5\r\n" in text
+
+
+def test_script_round_trip_keeps_a_sequence_without_rate(tmp_path):
+    d, a = tetra_pair(frames=6)
+    write_set(tmp_path / "Models", "anim", d, a, UC, uc_folder=tmp_path / "Classes")
+    s = _import(tmp_path / "Classes" / "anim.uc")
+    s.fps = 30.0
+    text = _export(s, tmp_path / "out.uc")[0][tmp_path / "out.uc"].decode()
+    assert "SEQ=All STARTFRAME=0 NUMFRAMES=6\r\n" in text and "SEQ=Still STARTFRAME=0 NUMFRAMES=1\r\n" in text
+    assert "SEQ=Walk STARTFRAME=1 NUMFRAMES=4 RATE=15 GROUP=Moving" in text
+
+
+def test_names_that_are_not_identifiers_are_sanitised_in_the_script(tmp_path):
+    s = _blender_scene(1)
+    s.animations = [Animation("Walk Fast", 0, 0, 10.0, markers=[Marker("foot step", 0)])]
+    out, warnings = _export(s, tmp_path / "my gun_d.3d", package_name="My Pkg")
+    assert sorted(p.name for p in out) == ["my gun.uc", "my gun_a.3d", "my gun_d.3d"]     # files keep their names
+    text = out[tmp_path / "my gun.uc"].decode()
+    assert "class my_gun extends Actor;" in text
+    assert '#exec MESH IMPORT MESH=my_gun ANIVFILE="my gun_a.3d" DATAFILE="my gun_d.3d" X=0 Y=0 Z=0' in text
+    assert "#exec MESHMAP NEW MESHMAP=my_gun MESH=my_gun" in text
+    assert "SEQ=Walk_Fast " in text and "FUNCTION=foot_step" in text
+    assert "Mesh=My_Pkg.my_gun" in text
+    for what in ("mesh name 'my gun'", "class name 'my gun'", "package 'My Pkg'", "sequence 'Walk Fast'",
+                 "notify function 'foot step'"):
+        assert any(what in w for w in warnings), what
+    assert any("rename my gun.uc" in w for w in warnings)
+    # the script reads back: quoted file names, the sanitised mesh
+    _write(out)
+    back = _import(tmp_path / "my gun.uc")
+    assert back.meshes[0].name == "my_gun" and len(back.meshes[0].positions) == 6
+    out, warnings = _export(s, tmp_path / "1st_d.3d")
+    assert "class _1st extends Actor;" in out[tmp_path / "1st.uc"].decode()
 
 
 # -- interoperation ---------------------------------------------------------------------------

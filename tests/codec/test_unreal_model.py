@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from addon.codec import check
+from addon.codec import check, load
 from addon.codec.errors import Warnings
 from addon.codec.formats.unreal import packing, read, write
 from addon.codec.formats.unreal.model import DEUS_EX, STANDARD
 from addon.codec.formats.unreal.options import ImportOptions
-from tests.codec.unreal_fixtures import ASSETS, a_file, d_file, pack_word, tetra_pair, tri, write_set
+from tests.codec.unreal_fixtures import ASSETS, TETRA, a_file, d_file, pack_word, tetra_pair, tri, write_set
 
 CORPUS = {  # pair: (triangles, vertices, frames, FrameSize), from the corpus PROVENANCE table
     "box": (12, 8, 30, 32),
@@ -123,10 +123,39 @@ def test_short_stride_warns_and_zeroes_the_missing_vertices(tmp_path):
     a = a_file([[(1, 2, 3), (4, 5, 6), (7, 8, 9)]], frame_size=12)    # holds 3 of 4 vertices
     p = write_set(tmp_path, "short", d, a)
     model, warnings = _read(p)
-    raw = packing.unpack(model.animation.frames, model.variant, 4)
+    raw = packing.unpack(packing.frame_vertices(model.animation, model.variant, 4), model.variant, 4)
     assert raw[0].tolist() == [[1, 2, 3], [4, 5, 6], [7, 8, 9], [0, 0, 0]]
-    assert any("holds 3 of the 4 vertices" in w for w in warnings.as_list())
+    assert any("hold 3 of the 4 vertices" in w for w in warnings.as_list())
     assert write.encode(model, p)[tmp_path / "short_a.3d"] == a
+
+
+def test_single_frame_of_num_verts_times_3_reads_every_vertex(tmp_path):
+    """One frame, FrameSize = NumVerts*3 (found in real files), all NumVerts*4 bytes present:
+    vertex j is at 4 + j*4 whatever the stride says."""
+    d, _ = tetra_pair(frames=1)
+    a = a_file([TETRA], frame_size=12)
+    assert struct.unpack("<HH", a[:4]) == (1, 12) and len(a) == 4 + 16
+    p = write_set(tmp_path, "fs3", d, a)
+    scene = load(p, fmt="unreal")
+    want = [[x / 8, -y / 8, z / 4] for x, y, z in TETRA]
+    assert scene.meshes[0].positions.tolist() == want            # vertex 3 is (0, 0, 1), not the origin
+    assert not scene.warnings
+    model, _ = _read(p)
+    assert write.encode(model, p)[tmp_path / "fs3_a.3d"] == a
+
+
+def test_vertices_past_a_short_stride_are_read_where_their_bytes_are(tmp_path):
+    """Vertex j of frame i at 4 + i*FrameSize + j*4: with a 3-vertex stride and 4 vertices,
+    frame 0's last vertex is the first word of frame 1; frame 1's is after the last stride."""
+    d, _ = tetra_pair()
+    words = [(1, 0, 0), (2, 0, 0), (3, 0, 0), (4, 0, 0), (5, 0, 0), (6, 0, 0), (7, 0, 0)]
+    a = struct.pack("<HH", 2, 12) + b"".join(struct.pack("<I", pack_word(*v)) for v in words)
+    p = write_set(tmp_path, "over", d, a)
+    model, warnings = _read(p)
+    raw = packing.unpack(packing.frame_vertices(model.animation, model.variant, 4), model.variant, 4)
+    assert raw[:, :, 0].tolist() == [[1, 2, 3, 4], [4, 5, 6, 7]]
+    assert not warnings
+    assert write.encode(model, p)[tmp_path / "over_a.3d"] == a
 
 
 def test_header_frame_count_beyond_data_reads_whole_frames(tmp_path):

@@ -74,3 +74,33 @@ def signed_volume(positions, triangles) -> float:
         cz = pb[0] * pc[1] - pb[1] * pc[0]
         total += pa[0] * cx + pa[1] * cy + pa[2] * cz
     return total / 6.0
+
+
+# -- a PCX skin, written from the ZSoft PCX definition ----------------------------
+# Header (128 bytes): manufacturer 10, version 5, encoding 1 (RLE), bits per pixel per
+# plane, Xmin Ymin Xmax Ymax (inclusive), HDpi VDpi, 16-colour palette (48), reserved,
+# planes, bytes per line per plane (even), palette info, screen size, filler (54).
+# RLE: 0xC0 | n followed by a value repeats it n times; bytes below 0xC0 stand for themselves.
+# 8-bit images end with 0x0C and a 256-colour RGB palette.
+def pcx_header(width: int, height: int, bits: int, planes: int, bytes_per_line: int) -> bytes:
+    return struct.pack("<BBBBHHHHHH48sBBHHHH54s", 10, 5, 1, bits, 0, 0, width - 1, height - 1, 72, 72,
+                       bytes(48), 0, planes, bytes_per_line, 1, 0, 0, bytes(54))
+
+
+PCX_COLOURS = {1: (255, 0, 0), 3: (0, 255, 0), 7: (10, 20, 30), 200: (0, 0, 255)}
+
+
+def pcx_skin() -> bytes:
+    """3 x 2, 8-bit paletted. Scanlines are 4 bytes (even): indices
+    row 0: 1 1 200 | pad 7     row 1: 7 3 3 | pad 0
+    encoded as runs (2 x 1), (1 x 200: an index >= 0xC0 must be a run), (2 x 7: the pad
+    and the next row's first pixel, a run across scanlines), (2 x 3), literal 0."""
+    body = bytes([0xC2, 1, 0xC1, 200, 0xC2, 7, 0xC2, 3, 0])
+    palette = bytearray(768)
+    for index, rgb in PCX_COLOURS.items():
+        palette[index * 3:index * 3 + 3] = bytes(rgb)
+    return pcx_header(3, 2, 8, 1, 4) + body + b"\x0c" + bytes(palette)
+
+
+# top row first, as the file holds them
+PCX_SKIN_ROWS = [[(255, 0, 0), (255, 0, 0), (0, 0, 255)], [(10, 20, 30), (0, 255, 0), (0, 255, 0)]]

@@ -7,8 +7,6 @@ the default scale and an imported mesh writes back the same raw integers.
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ... import axes
@@ -19,6 +17,7 @@ from .model import (BYTES_PER_VERTEX, DEUS_EX, MAX_VERTICES, STANDARD, TRIANGLE,
                     TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, Sequence, UnrealMesh)
 from .packing import LIMITS, pack_axes, quantize_axes
 from .scene import BASIS, DEFAULT_SCALE, corner_order, rotation_angles, tidy, uv_from_blender
+from .ucscript import checked_identifier
 
 _TYPE_OF_BLEND = {"BLEND": 2, "ADD": 2, "CLIP": 3, "MULTIPLY": 4}
 MAX_TRIANGLES = 65535
@@ -93,18 +92,29 @@ def _texture_numbers(fa: dict, face: np.ndarray, per_slot) -> np.ndarray:
     return np.where(from_material >= 0, from_material, np.asarray(fa["ue_texture"])[face])
 
 
-def _frames(scene: Scene, mesh: Mesh, node: int, options) -> tuple[np.ndarray, np.ndarray]:
+def _frames(scene: Scene, mesh: Mesh, node: int, options, warnings: Warnings) -> tuple[np.ndarray, np.ndarray]:
     """(F, V, 3) float32 positions to write, and the scene frame number of each.
 
     Shape key i is frame mesh.extras["baked_frames"][i] when the bridge baked
-    them, else frame i. `frame_start`/`frame_end` select by frame number.
+    them, else frame i. Every frame, or with `use_scene_range` off the frames
+    `frame_start`..`frame_end` by number, exactly as given.
     """
     keys = mesh.shape_keys or []
     stack = [k.positions for k in keys] if keys else [mesh.positions]
     numbers = np.asarray(mesh.extras.get("baked_frames") or range(len(stack)), np.int64)
     if len(numbers) != len(stack):
         numbers = np.arange(len(stack))
-    pick = (numbers >= options.frame_start) & ((numbers <= options.frame_end) | (options.frame_end < 0))
+    if options.use_scene_range:
+        pick = np.ones(len(numbers), bool)
+    else:
+        if options.frame_end < options.frame_start:
+            raise UnsupportedFeature(f"the end frame {options.frame_end} is before the start frame "
+                                     f"{options.frame_start}")
+        pick = (numbers >= options.frame_start) & (numbers <= options.frame_end)
+        missing = (options.frame_end - options.frame_start + 1) - int(pick.sum())
+        if pick.any() and missing:
+            warnings.warn(f"frame range {options.frame_start}..{options.frame_end}: {missing} of its frames are "
+                          f"not in the scene ({numbers[0]}..{numbers[-1]}); writing the {int(pick.sum())} that are")
     if not pick.any():
         raise UnsupportedFeature(f"frame range {options.frame_start}..{options.frame_end} selects none of the "
                                  f"{len(stack)} frames ({numbers[0]}..{numbers[-1]})")
@@ -170,13 +180,23 @@ def _object_setup(scene: Scene, node: int, default: np.ndarray, warnings: Warnin
     return tuple(tidy(v) for v in origin), rotation_angles(rot), s
 
 
+def _rate(scene: Scene, fps, extras: dict) -> float:
+    """RATE of a sequence: its own frame rate (our `fps` property); for a sequence our import
+    made, the script's RATE (`ue_rate`, 0 = none written); for any other, the scene's rate."""
+    if fps:
+        return float(fps)
+    if "ue_rate" in extras:
+        return float(extras["ue_rate"] or 0.0)
+    return float(scene.fps or 0.0)
+
+
 def _candidates(scene: Scene, source: str) -> list[Sequence]:
     """Named ranges in scene frame numbers, from the bridge's ranges or the Scene itself."""
     ranges = scene.metadata.get("ranges")
     if source == "ANIMATIONS":
         if ranges is not None:
             return [Sequence(str(r["name"]), int(round(r["start"])), int(round(r["end"] - r["start"])) + 1,
-                             float(r.get("fps", 0.0) or 0.0), str(r.get("group", "") or ""),
+                             _rate(scene, r.get("fps", 0.0), r.get("extras") or {}), str(r.get("group", "") or ""),
                              [(float(t), str(f)) for t, f in r.get("notifies", [])])
                     for r in ranges if r.get("source") in ("ACTION", "NLA")]
         out = []
@@ -184,7 +204,8 @@ def _candidates(scene: Scene, source: str) -> list[Sequence]:
             start, end = int(round(a.frame_start)), int(round(a.frame_end))
             if end >= start:
                 count = end - start + 1
-                out.append(Sequence(a.name, start, count, float(a.fps or 0.0), str(a.extras.get("ue_group", "") or ""),
+                out.append(Sequence(a.name, start, count, _rate(scene, a.fps, a.extras),
+                                    str(a.extras.get("ue_group", "") or ""),
                                     [((m.frame - start) / count, m.name) for m in a.markers]))
         return out
     if source == "MARKERS":
@@ -216,7 +237,8 @@ def _sequences(scene: Scene, options, numbers: np.ndarray, warnings: Warnings) -
             if hi <= lo:
                 continue
             q.start, q.count = lo, hi - lo
-        q.name = re.sub(r"\W", "_", q.name) or "Seq"
+        q.name = checked_identifier(q.name, "Seq", "sequence", warnings)
+        q.notifies = [(t, checked_identifier(f, "Notify", "notify function", warnings)) for t, f in q.notifies]
         kept.append(q)
     if not kept:
         kept = [Sequence("All", 0, count, float(scene.fps or 0.0))]
@@ -233,7 +255,8 @@ def _textures(scene: Scene, mesh: Mesh, numbers: np.ndarray, options, warnings: 
             mats = [scene.materials[mesh.materials[n]]]
         mat = mats[0] if mats else None
         image = scene.images[mat.textures[0].image] if mat and mat.textures and 0 <= mat.textures[0].image < len(scene.images) else None
-        name = options.texture_prefix + re.sub(r"\W", "_", (mat.name if mat else "") or f"skin{n}")
+        name = checked_identifier(options.texture_prefix + ((mat.name if mat else "") or f"skin{n}"), f"skin{n}",
+                                  "texture name", None)
         if image is not None:
             # the FILE as a script wrote it (our import names the image so), else the file on disk
             written = str(image.extras.get("ue_file") or "")
@@ -259,7 +282,7 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     tri, face = _triangulate(mesh)
     if len(tri) > MAX_TRIANGLES:
         raise UnsupportedFeature(f"mesh {mesh.name!r} has {len(tri)} triangles; the format holds at most {MAX_TRIANGLES}")
-    frames, numbers = _frames(scene, mesh, node, options)
+    frames, numbers = _frames(scene, mesh, node, options, warnings)
     if len(numbers) > MAX_FRAMES:
         raise UnsupportedFeature(f"{len(numbers)} frames; the format holds at most {MAX_FRAMES}")
 
@@ -306,7 +329,8 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
         setup = MeshSetup(origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,
                           scale=tuple(float(f'{v:.7g}') for v in mult * default / factor), sequences=seqs,
                           textures=_textures(scene, mesh, values["ue_texture"][visible], options, warnings),
-                          package=options.package_name, texture_group=options.texture_group)
+                          package=checked_identifier(options.package_name, "", "package", warnings),
+                          texture_group=checked_identifier(options.texture_group, "Skins", "texture group", warnings))
     geometry = GeometryFile(len(tris), nv, bytes(44), tris, b"")
     animation = AnimationFile(len(numbers), nv * BYTES_PER_VERTEX[variant], pack_axes(raw, variant), b"")
-    return UnrealMesh(mesh.name, variant, geometry, animation, setup=setup)
+    return UnrealMesh(mesh.name, variant, geometry, animation, setup=setup, notes=warnings)

@@ -117,8 +117,9 @@ def resolve_from_script(script_path: Path, relative: str) -> Path | None:
     return None
 
 
-def find_texture(relative: str, folders: list[Path]) -> Path | None:
-    """A skin named in a script, trying .pcx/.bmp/.png/.tga when the named one is absent."""
+def find_texture(relative: str, folders: list[Path], skip: tuple[str, ...] = ()) -> Path | None:
+    """A skin named in a script, trying .pcx/.bmp/.png/.tga when the named one is absent;
+    files ending in one of `skip` are passed over."""
     if not relative:
         return None
     rel = relative.replace("\\", "/")
@@ -126,6 +127,7 @@ def find_texture(relative: str, folders: list[Path]) -> Path | None:
     rel_stem = rel.rsplit(".", 1)[0] if "." in name else rel
     stem = name.rsplit(".", 1)[0] if "." in name else name
     tries = [rel] + [rel_stem + e for e in TEXTURE_EXTENSIONS] + [name] + [stem + e for e in TEXTURE_EXTENSIONS]
+    tries = [t for t in tries if not t.lower().endswith(skip)] if skip else tries
     for folder in folders:
         for t in tries:
             hit = resolve_ci(folder, t)

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...errors import Warnings
+
 HEADER_SIZE = 48          # _d.3d geometry header
 ANIM_HEADER_SIZE = 4      # _a.3d: WORD NumFrames, WORD FrameSize
 
@@ -130,3 +132,4 @@ class UnrealMesh:
     data_path: str = ""                  # the files read ("" for a model built for export)
     anim_path: str = ""
     script_path: str = ""
+    notes: Warnings | None = None        # export: the warnings list encode() adds to (names it had to change)

@@ -15,8 +15,9 @@ class ImportOptions:
 class ExportOptions:
     variant: str = "STANDARD"           # STANDARD (packed 11/11/10 bits) or DEUS_EX (int16 per axis)
     scale: float = 1.0                  # multiplies the format's default scale; 0 = fit into the packed range
-    frame_start: int = 0                # first shape key (frame) to write
-    frame_end: int = -1                 # last shape key to write, -1 = the last one
+    use_scene_range: bool = True        # write every frame the scene holds (Blender: its start..end)
+    frame_start: int = 1                # with use_scene_range off: the first frame to write, as given
+    frame_end: int = 250                # with use_scene_range off: the last frame to write, as given
     sequence_source: str = "ANIMATIONS" # ANIMATIONS (scene animations), MARKERS (timeline markers), ALL (one sequence)
     write_uc: bool = True               # write X.uc beside the pair (or the pair into Models/ for Classes/X.uc)
     package_name: str = ""              # package named in the script's defaultproperties ("" = none)

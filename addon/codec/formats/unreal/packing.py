@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import BYTES_PER_VERTEX, DEUS_EX, STANDARD
+from .model import BYTES_PER_VERTEX, DEUS_EX, STANDARD, AnimationFile
 
 # Inclusive raw limits per axis.
 LIMITS = {
@@ -17,9 +17,32 @@ LIMITS = {
 }
 
 
-def usable_vertices(frame_size: int, variant: str, num_verts: int) -> int:
-    """How many of the mesh's vertices one frame stride actually holds."""
-    return min(num_verts, frame_size // BYTES_PER_VERTEX[variant])
+def vertices_present(body_size: int, frames: int, frame_size: int, variant: str, num_verts: int) -> int:
+    """How many of the mesh's vertices the last frame has bytes for, vertex j of frame i
+    being at i * frame_size + j * bytes_per_vertex in a body of `body_size` bytes."""
+    if frames == 0:
+        return num_verts
+    return max(0, min(num_verts, (body_size - (frames - 1) * frame_size) // BYTES_PER_VERTEX[variant]))
+
+
+def frame_vertices(animation: AnimationFile, variant: str, num_verts: int) -> np.ndarray:
+    """(F, num_verts * bytes_per_vertex) uint8: each whole frame's vertex bytes, gathered by the stride.
+
+    FrameSize is only the stride (the notes): a frame's vertices may run past it into the
+    next frame or into the bytes after the last frame (one frame of NumVerts*3 bytes in a
+    file that holds all NumVerts*4). Vertices the file has no bytes for come out as 0.
+    """
+    frames, size = animation.frames, animation.frame_size
+    count = len(frames)
+    width = num_verts * BYTES_PER_VERTEX[variant]
+    if count == 0 or width == 0:
+        return np.zeros((count, width), np.uint8)
+    if size >= width:
+        return frames[:, :width]
+    body = np.zeros((count - 1) * size + width, np.uint8)
+    have = np.concatenate([frames.reshape(-1), np.frombuffer(animation.trailing, np.uint8)])[:len(body)]
+    body[:len(have)] = have
+    return np.lib.stride_tricks.as_strided(body, (count, width), (size, 1), writeable=False)
 
 
 def is_deus_ex(frames: np.ndarray, frame_size: int, num_verts: int) -> bool:
@@ -31,14 +54,12 @@ def is_deus_ex(frames: np.ndarray, frame_size: int, num_verts: int) -> bool:
 
 
 def unpack(frames: np.ndarray, variant: str, num_verts: int, scale=None) -> np.ndarray:
-    """(F, frame_size) uint8 -> (F, num_verts, 3) raw coordinates: int32, or float32 times
-    the per-axis `scale` when one is given (one pass instead of two on big meshes).
-
-    Vertices that the stride does not hold come out as 0; the caller warns.
-    """
+    """(F, S) uint8 vertex bytes (see frame_vertices) -> (F, num_verts, 3) raw coordinates:
+    int32, or float32 times the per-axis `scale` when one is given (one pass instead of two
+    on big meshes). Vertices past S bytes come out as 0."""
     count, size = frames.shape
     bpv = BYTES_PER_VERTEX[variant]
-    n = usable_vertices(size, variant, num_verts)
+    n = min(num_verts, size // bpv)
     out = np.zeros((count, num_verts, 3), np.int32 if scale is None else np.float32)
     if n == 0 or count == 0:
         return out

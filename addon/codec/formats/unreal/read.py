@@ -15,7 +15,7 @@ from ...errors import FormatError, Warnings
 from . import files, ucscript
 from .model import (ANIM_HEADER_SIZE, BYTES_PER_VERTEX, DEUS_EX, HEADER_SIZE, STANDARD, TRIANGLE,
                     AnimationFile, GeometryFile, Script, UnrealMesh)
-from .packing import is_deus_ex
+from .packing import is_deus_ex, vertices_present
 
 
 def read_geometry(data: bytes, warnings: Warnings) -> GeometryFile:
@@ -53,14 +53,19 @@ def read_animation(data: bytes, num_verts: int, warnings: Warnings) -> tuple[Ani
                           f"{whole}; reading {whole}", r.pos, r.path)
         frames = r.array(np.uint8, whole * frame_size).reshape(whole, frame_size)
         trailing = r.rest()
-    if trailing and whole == num_frames:
-        warnings.warn(f"{len(trailing)} bytes after frame {num_frames} ignored (kept on rewrite)",
-                      ANIM_HEADER_SIZE + whole * frame_size, "_a.3d")
     variant = DEUS_EX if is_deus_ex(frames, frame_size, num_verts) else STANDARD
-    bpv = BYTES_PER_VERTEX[variant]
-    if frame_size < num_verts * bpv:
-        warnings.warn(f"FrameSize {frame_size} holds {frame_size // bpv} of the {num_verts} vertices; "
-                      "the others are placed at the origin", 2, "_a.3d/HEADER")
+    body = whole * frame_size + len(trailing)
+    have = vertices_present(body, whole, frame_size, variant, num_verts)
+    if have < num_verts:
+        warnings.warn(f"FrameSize {frame_size} and the file's {body} bytes of frames hold "
+                      f"{have} of the {num_verts} vertices of the last frame; the others are placed at the origin",
+                      2, "_a.3d/HEADER")
+    # the last frame's vertices may run past its stride into these bytes (one frame of NumVerts*3)
+    width = num_verts * BYTES_PER_VERTEX[variant]
+    unused = len(trailing) - max(0, width - frame_size) if whole else 0
+    if unused > 0 and whole == num_frames:
+        warnings.warn(f"{unused} bytes after frame {num_frames} ignored (kept on rewrite)",
+                      ANIM_HEADER_SIZE + body - unused, "_a.3d")
     return AnimationFile(num_frames, frame_size, frames, trailing), variant
 
 

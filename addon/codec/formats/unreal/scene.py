@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from ... import axes
-from ...errors import FormatError, Warnings
+from ...errors import CodecError, FormatError, Warnings
 from ...scene import Animation, Channel, Image, Marker, Material, Mesh, Node, Scene, ShapeKey, TextureSlot
-from . import files, ucscript
+from . import files, pcx, ucscript
 from .model import DEUS_EX, STANDARD, TYPE_WEAPON, MeshSetup, UnrealMesh
-from .packing import unpack
+from .packing import frame_vertices, unpack
 
 BASIS = np.diag([1.0, -1.0, 1.0])                       # Unreal (X, Y, Z) -> Blender (X, -Y, Z)
 DEFAULT_SCALE = {STANDARD: np.array([1 / 8, 1 / 8, 1 / 4]), DEUS_EX: np.full(3, 1 / 256)}
@@ -123,10 +123,7 @@ def _materials(scene: Scene, setup: MeshSetup | None, skin_of_face: np.ndarray, 
         mat = Material(name=tex_name or f"skin{n}", two_sided=kind != 0, blend=BLEND_OF_TYPE.get(kind, "OPAQUE"),
                        extras={"ue_texture": n, "ue_type": kind})
         if tex_name:
-            found = files.find_texture(tex_file, folders)
-            if found is None:
-                warnings.warn(f"skin {tex_name!r} ({tex_file or 'no file'}) not found; the material has no texture")
-            scene.images.append(Image(tex_file or tex_name, str(found) if found else "", extras={"ue_file": tex_file}))
+            scene.images.append(_skin_image(tex_name, tex_file, folders, warnings))
             mat.textures.append(TextureSlot("base_color", len(scene.images) - 1))
         face_slot[(skin_of_face == n) & ~weapon] = slot
         scene.materials.append(mat)
@@ -160,8 +157,11 @@ def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Wa
     seqs = setup.sequences if setup else []
     everything = next((s for s in seqs if s.start == 0 and s.count == frames and s.name.lower() == "all"), None)
     rate = everything.rate if everything else next((s.rate for s in seqs if s.rate > 0), 0.0)
+    # an "All" the script has keeps its RATE (or none) on export; one made up here takes the first rate
+    extras = {"ue_rate": everything.rate, **({"ue_group": everything.group} if everything.group else {})} \
+        if everything else {}
     scene.animations.append(Animation("All", 0, frames - 1, rate, _key_channels(0, range(frames), 0, frames),
-                                      extras={"ue_group": everything.group} if everything and everything.group else {}))
+                                      extras=extras))
     for s in seqs:
         end = s.start + s.count - 1
         if end >= frames:
@@ -189,7 +189,7 @@ def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
     to_blender = default * np.diag(BASIS)
     if setup is not None and setup.unmirror:
         to_blender = to_blender * [-1, 1, 1]          # the engine's UNMIRROR=1 mirrors X
-    positions = unpack(model.animation.frames, variant, nv, to_blender)
+    positions = unpack(frame_vertices(model.animation, variant, nv), variant, nv, to_blender)
     if len(positions) == 0:
         warnings.warn("the animation file holds no frames; every vertex is at the origin", 0, "_a.3d")
         positions = np.zeros((1, nv, 3), np.float32)
@@ -233,6 +233,32 @@ def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
     scene.fps = scene.animations[0].fps
     scene.metadata.update({"ue_variant": variant, "ue_script": model.script_path})
     return scene
+
+
+def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: Warnings) -> Image:
+    """The image of one skin, named as the script wrote its FILE so that export writes it back.
+
+    The file the script names comes first, as the engine imports it; a PCX
+    (which Blender cannot read) is decoded here. Only when it is missing, or is
+    a PCX we cannot decode, does a .bmp/.png/.tga of the same name stand in.
+    """
+    name = tex_file or tex_name
+    found = files.find_texture(tex_file, folders)
+    if found is None:
+        warnings.warn(f"skin {tex_name!r} ({tex_file or 'no file'}) not found; the material has no texture")
+        return Image(name, "", extras={"ue_file": tex_file})
+    if found.suffix.lower() != ".pcx":
+        return Image(name, str(found), extras={"ue_file": tex_file})
+    try:
+        return Image(name, str(found), pixels=pcx.decode(found.read_bytes()), extras={"ue_file": tex_file})
+    except OSError as e:
+        problem = f"cannot be read ({e.strerror or e})"
+    except CodecError as e:
+        problem = f"cannot be decoded: {e}"
+    other = files.find_texture(tex_file, folders, skip=(".pcx",))
+    warnings.warn(f"skin {tex_name!r}: {found.name} {problem}; "
+                  + (f"using {other.name} instead" if other else "the material's image is empty"))
+    return Image(name, str(other or found), extras={"ue_file": tex_file})
 
 
 def _texture_folders(model: UnrealMesh, options) -> list[Path]:

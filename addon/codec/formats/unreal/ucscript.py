@@ -110,6 +110,31 @@ def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
     return setup
 
 
+_NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
+
+
+def identifier(name: str, fallback: str) -> str:
+    """`name` as an UnrealScript identifier (ASCII letters, digits and _, not starting with
+    a digit): other characters become _; an empty name becomes `fallback`."""
+    out = _NOT_IDENTIFIER.sub("_", name)
+    if not out:
+        return fallback
+    return "_" + out if out[0].isdigit() else out
+
+
+def checked_identifier(name: str, fallback: str, what: str, warnings: Warnings | None) -> str:
+    """identifier(), with a warning when the name had to change."""
+    out = identifier(name, fallback)
+    if out != name and warnings is not None:
+        warnings.warn(f"{what} {name!r} is not a valid UnrealScript name; the script uses {out!r}")
+    return out
+
+
+def _file(path: str) -> str:
+    """A file parameter; quoted when it holds spaces (the engine's Parse reads quoted values)."""
+    return f'"{path}"' if any(c.isspace() for c in path) else path
+
+
 def _fmt(v: float) -> str:
     return f"{v:.9g}"
 
@@ -117,7 +142,7 @@ def _fmt(v: float) -> str:
 def compose(s: MeshSetup, class_name: str = "") -> bytes:
     """A script with the directives the engine needs to import the mesh."""
     m = s.mesh
-    lines = [f"#exec MESH IMPORT MESH={m} ANIVFILE={s.anivfile} DATAFILE={s.datafile} X=0 Y=0 Z=0"
+    lines = [f"#exec MESH IMPORT MESH={m} ANIVFILE={_file(s.anivfile)} DATAFILE={_file(s.datafile)} X=0 Y=0 Z=0"
              + (" UNMIRROR=1" if s.unmirror else "")]
     yaw, pitch, roll = s.rotation
     lines.append(f"#exec MESH ORIGIN MESH={m} X={_fmt(s.origin[0])} Y={_fmt(s.origin[1])} Z={_fmt(s.origin[2])}"
@@ -133,7 +158,7 @@ def compose(s: MeshSetup, class_name: str = "") -> bytes:
     lines.append(f"#exec MESHMAP SCALE MESHMAP={m} X={_fmt(sx)} Y={_fmt(sy)} Z={_fmt(sz)}")
     for num, (tex, path) in sorted(s.textures.items()):
         if path:
-            lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={path} GROUP={s.texture_group} FLAGS=0")
+            lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={_file(path)} GROUP={s.texture_group} FLAGS=0")
     for num, (tex, _) in sorted(s.textures.items()):
         lines.append(f"#exec MESHMAP SETTEXTURE MESHMAP={m} NUM={num} TEXTURE={tex}")
     head = [f"//{'=' * 70}", f"// {m}: written by Legacy Game Formats (Blender).", f"//{'=' * 70}",

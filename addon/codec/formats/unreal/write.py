@@ -61,9 +61,14 @@ def encode(model: UnrealMesh, target: Path) -> dict[Path, bytes]:
     if model.setup is not None:
         # a script names its class after its file, and the pair relative to the package folder
         models = "MODELS\\" if uc.parent != d.parent else ""
-        setup = replace(model.setup, mesh=model.setup.mesh or stem,
-                        datafile=f"{models}{d.name}", anivfile=f"{models}{a.name}")
-        out[uc] = ucscript.compose(setup, class_name=uc.name[:-3])
+        # the files keep their names; what the script names must be identifiers
+        mesh = ucscript.checked_identifier(model.setup.mesh or stem, "Mesh", "mesh name", model.notes)
+        cls = ucscript.checked_identifier(uc.name[:-3], mesh, "class name", model.notes)
+        if cls != uc.name[:-3] and model.notes is not None:
+            model.notes.warn(f"UnrealScript expects class {cls} in a file named {cls}.uc; rename {uc.name} "
+                             "before compiling it")
+        setup = replace(model.setup, mesh=mesh, datafile=f"{models}{d.name}", anivfile=f"{models}{a.name}")
+        out[uc] = ucscript.compose(setup, class_name=cls)
     elif model.script is not None:
         out[uc] = model.script.text
     return out
