@@ -1,4 +1,6 @@
 """UNIGINE .mesh / .anim through the real operators, in real Blender."""
+import bmesh
+import mathutils
 import numpy as np
 import pytest
 
@@ -6,8 +8,11 @@ import bpy
 from addon.codec.errors import Warnings
 from addon.codec.formats.unigine import read, write
 from tests import unigine_samples as samples
-from tests.codec.unigine_fixtures import (IDENT, anim_file, anim_record, mesh_file, quad_surface,
-                                          surface_geometry, surface_header)
+from tests.blender.helpers import evaluated_positions
+from tests.codec.unigine_fixtures import (IDENT, Q_IDENTITY, anim_file, anim_record, mesh_file, mesh_record,
+                                          quad_surface, surface_geometry, surface_header)
+
+S45 = 0.70710678
 
 
 def _import(path, **kw):
@@ -129,7 +134,7 @@ def test_skinned_round_trip_through_blender(clean, tmp_path):
         np.testing.assert_allclose(_translations(back, t1)[:, k], _translations(model, t0)[:, j], atol=1e-4)
 
 
-def test_anim_onto_the_selected_armature(clean, tmp_path):
+def test_anim_onto_the_selected_armature(clean, tmp_path, capfd):
     path, model = _skinned(tmp_path)
     _import(path)
     (arm,) = _objects("ARMATURE")
@@ -139,7 +144,15 @@ def test_anim_onto_the_selected_armature(clean, tmp_path):
     data = anim_file(bones=[("bone01", -1), ("ghost", -1)], poses=[IDENT, IDENT],
                      anims=[("slide", [0, 1], ((0, 0, 0), (4, 0, 0)), ((1, 1, 1), (0, 0, 0)), 0x01, 1, recs)])
     (tmp_path / "slide.anim").write_bytes(data)
+    capfd.readouterr()
     assert bpy.ops.import_anim.unigine_anim(filepath=str(tmp_path / "slide.anim"), fps=24.0) == {"FINISHED"}
+    # the operator lists every warning on the console: the bone the rig lacks, and the rig's bones left still
+    console = capfd.readouterr().out
+    assert "slide.anim: animation 'slide': bone 'ghost' is not in the armature; its keys are skipped" in console
+    for b in model.bones:
+        if b.name != "bone01":
+            assert f"armature bone {b.name!r} is not in the animation; it keeps its rest pose" in console
+    assert "armature bone 'bone01'" not in console
     action = bpy.data.actions["slide"]
     assert arm.animation_data.action == action or any(s.action == action for t in arm.animation_data.nla_tracks
                                                        for s in t.strips)
@@ -206,3 +219,238 @@ def test_export_uses_blenders_tangents(clean, tmp_path):
     got_t, got_s = t[s.tri_indices], sign[s.tri_indices]
     np.testing.assert_array_equal(got_s, np.where(want_s[loops] < 0, -1, 1))
     assert np.abs(got_t - want_t.reshape(-1, 3)[loops]).max() < 2e-3
+
+
+# -- a bind pose with scale (Blender bones rest unscaled) ---------------------------------------------------------
+def _trs(t, q_xyzw, s=(1, 1, 1)):
+    x, y, z, w = q_xyzw
+    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    m = np.eye(4)
+    m[:3, :3], m[:3, 3] = r * np.asarray(s, float)[None], t
+    return m
+
+
+def _scaled_rig(path):
+    """hand -> arm -> root; arm binds at T(0,2,0) Rz(90) S(2); the hand, T(0,0,1) under it, is keyed."""
+    bones = [("hand", 2), ("root", -1), ("arm", 1)]
+    poses = [((0, 0, 1), (0, 0, 0, 1), (1, 1, 1)), IDENT, ((0, 2, 0), (0, 0, S45, S45), (2, 2, 2))]
+    pos = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
+    geo = surface_geometry([(pos, [Q_IDENTITY])], weights=[[(0, 65535)], [(2, 65535)], [(1, 65535)]],
+                           coord=[0, 1, 2], tri=[0, 0, 0])
+    recs = (mesh_record(0x0F, (0, 0, 3), (0, 0, 0, 32767)) + mesh_record(0x08, q=(23170, 0, 0, 23170))
+            + mesh_record(0x04, (0, 0, 1)))
+    path.write_bytes(mesh_file(bones=bones, poses=poses, anims=[("wave", [0], 0x0F, 3, recs)],
+                               surfaces=[(surface_header("body"), geo)]))
+    # the file's own skinning, by hand: vertex' = anim_world * bind_world^-1 * vertex
+    arm = _trs((0, 2, 0), (0, 0, S45, S45), (2, 2, 2))
+    hand_bind = arm @ _trs((0, 0, 1), (0, 0, 0, 1))
+    keys = [((0, 0, 3), (0, 0, 0, 1)), ((0, 0, 3), (S45, 0, 0, S45)), ((0, 0, 1), (S45, 0, 0, S45))]
+    hand = [arm @ _trs(t, q) for t, q in keys]
+    verts = [np.array([(h @ np.linalg.inv(hand_bind) @ [0, 0, 0, 1.0])[:3], [1, 0, 0], [0, 1, 0]]) for h in hand]
+    return [h[:3, 3] for h in hand], verts
+
+
+def _check_scaled_rig(scene, heads, verts):
+    (arm,) = _objects("ARMATURE")
+    (ob,) = _objects("MESH")
+    for f in range(3):
+        scene.frame_set(f)
+        np.testing.assert_allclose(np.array(arm.pose.bones["hand"].matrix)[:3, 3], heads[f], atol=1e-4)
+        np.testing.assert_allclose(evaluated_positions(ob, world=True), verts[f], atol=1e-4)
+
+
+def test_scaled_bind_pose_deforms_as_the_file(clean, tmp_path):
+    heads, verts = _scaled_rig(tmp_path / "rig.mesh")
+    assert [h.tolist() for h in heads] == [[0, 2, 6], [0, 2, 6], [0, 2, 2]]
+    assert np.allclose(verts[0][0], [0, 0, 4]) and np.allclose(verts[1][0], [-2, 0, 6])
+    _import(tmp_path / "rig.mesh")
+    _check_scaled_rig(clean.scene, heads, verts)
+    # export writes Blender's unscaled rest as the bind and moves the scale into the keys: same motion again
+    out = tmp_path / "out" / "rig.mesh"
+    assert bpy.ops.export_scene.unigine_mesh(filepath=str(out), embed_animations=True) == {"FINISHED"}
+    back = read.read_mesh(out.read_bytes(), Warnings())
+    np.testing.assert_allclose(back.bind["s"], np.ones((3, 3)), atol=1e-5)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(out)
+    _check_scaled_rig(bpy.context.scene, heads, verts)
+
+
+# -- Blender -> .mesh -> Blender ------------------------------------------------------------------------------
+def _blender_rig(scene, frames=10):
+    """A triangulated sphere with custom normals, 2 UV maps, corner colours, a shape key, weights on two
+    rolled bones, and an action on the child bone."""
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=8, ring_count=5, location=(0, 0, 1))
+    ob = bpy.context.active_object
+    ob.name = "body"
+    me = ob.data
+    bm = bmesh.new()
+    bm.from_mesh(me)
+    bmesh.ops.triangulate(bm, faces=bm.faces[:])
+    bm.to_mesh(me)
+    bm.free()
+    rng = np.random.default_rng(7)
+    n = len(me.loops)
+    uv = rng.random(n * 2).astype(np.float32)
+    me.uv_layers[0].uv.foreach_set("vector", uv)
+    me.uv_layers.new(name="UV2").uv.foreach_set("vector", rng.random(n * 2).astype(np.float32))
+    col = me.color_attributes.new("Col", "BYTE_COLOR", "CORNER")
+    col.data.foreach_set("color", (rng.integers(0, 256, n * 4) / 255.0).astype(np.float32))
+    # corner normals: each corner leans towards its own (made-up) direction
+    lv = np.empty(n, np.int32)
+    me.loops.foreach_get("vertex_index", lv)
+    co = np.empty(len(me.vertices) * 3, np.float32)
+    me.vertices.foreach_get("co", co)
+    co = co.reshape(-1, 3)
+    tilt = co[lv] + 0.4 * rng.standard_normal((n, 3))
+    me.normals_split_custom_set((tilt / np.linalg.norm(tilt, axis=1, keepdims=True)).tolist())
+    ob.shape_key_add(name="Basis")
+    key = ob.shape_key_add(name="up")
+    kco = co + rng.normal(0, 0.2, co.shape).astype(np.float32)
+    key.data.foreach_set("co", kco.ravel())
+    bpy.ops.object.armature_add(location=(0, 0, 0))
+    arm = bpy.context.active_object
+    arm.name = "rig"
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = arm.data.edit_bones
+    root = eb[0]
+    root.name, root.head, root.tail, root.roll = "root", (0, 0, 0), (0, 0.3, 0.5), 0.4
+    tip = eb.new("tip")
+    tip.head, tip.tail, tip.roll, tip.parent = (0, 0.3, 0.5), (0.4, 0.3, 1.6), -0.7, root
+    bpy.ops.object.mode_set(mode="OBJECT")
+    ob.parent = arm
+    ob.modifiers.new("Armature", "ARMATURE").object = arm
+    t = np.clip(co[:, 2] / 2, 0, 1)
+    g_root, g_tip = ob.vertex_groups.new(name="root"), ob.vertex_groups.new(name="tip")
+    for i, ti in enumerate(t):            # per vertex: fine for a test
+        g_root.add([i], float(1 - ti), "REPLACE")
+        g_tip.add([i], float(ti), "REPLACE")
+    arm.animation_data_create()
+    arm.animation_data.action = bpy.data.actions.new("wave")
+    pb = arm.pose.bones["tip"]
+    pb.rotation_mode = "QUATERNION"
+    for f in range(frames):
+        pb.rotation_quaternion = mathutils.Quaternion((1, 0.3, 0), 0.1 * f)
+        pb.location = (0, 0.02 * f, 0.01 * f * f)
+        pb.scale = (1, 1 + 0.05 * f, 1)
+        for path in ("rotation_quaternion", "location", "scale"):
+            pb.keyframe_insert(path, frame=f)
+    scene.frame_start, scene.frame_end = 0, frames - 1
+    return arm, ob
+
+
+def _snapshot(scene, arm, ob, frames):
+    me = ob.data
+    n = len(me.loops)
+    m = np.array(ob.matrix_world)
+
+    def get(coll, attr, width, count):
+        a = np.empty(count * width, np.float32)
+        coll.foreach_get(attr, a)
+        return a.reshape(count, width)
+
+    co = get(me.vertices, "co", 3, len(me.vertices)) @ m[:3, :3].T + m[:3, 3]
+    snap = {"co": co, "loop_vertex": np.array([l.vertex_index for l in me.loops]),
+            "uv": [get(layer.uv, "vector", 2, n) for layer in me.uv_layers],
+            "normals": get(me.corner_normals, "vector", 3, n) @ m[:3, :3].T,
+            "colors": get(me.color_attributes[0].data, "color", 4, n),
+            "keys": [k.name for k in me.shape_keys.key_blocks],
+            "up": get(me.shape_keys.key_blocks["up"].data, "co", 3, len(me.vertices)) @ m[:3, :3].T + m[:3, 3],
+            "polys": [tuple(p.loop_indices) for p in me.polygons],
+            "rest": {b.name: np.array(b.matrix_local) for b in arm.data.bones}}
+    w = np.zeros((len(me.vertices), 2))
+    names = ["root", "tip"]
+    for v in me.vertices:
+        for g in v.groups:
+            w[v.index, names.index(ob.vertex_groups[g.group].name)] = g.weight
+    snap["weights"] = w
+    snap["poses"] = []
+    for f in range(frames):
+        scene.frame_set(f)
+        snap["poses"].append({b.name: np.array(b.matrix) for b in arm.pose.bones})
+    return snap
+
+
+def test_blender_mesh_file_blender_round_trip(clean, tmp_path):
+    frames = 10
+    arm, ob = _blender_rig(clean.scene, frames)
+    a = _snapshot(clean.scene, arm, ob, frames)
+    clean.scene.frame_set(0)
+    out = tmp_path / "body.mesh"
+    assert bpy.ops.export_scene.unigine_mesh(filepath=str(out), embed_animations=True) == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(out)
+    (arm2,) = _objects("ARMATURE")
+    (ob2,) = _objects("MESH")
+    b = _snapshot(bpy.context.scene, arm2, ob2, frames)
+    # vertices: the same places, matched by position
+    assert len(b["co"]) == len(a["co"])
+    key = lambda p: tuple(np.round(p, 4))
+    at = {key(p): i for i, p in enumerate(a["co"])}
+    vmap = np.array([at[key(p)] for p in b["co"]])          # B vertex -> A vertex
+    np.testing.assert_allclose(b["co"], a["co"][vmap], atol=1e-6)
+    # corners: each triangle by its vertices, each corner by its vertex
+    corner_of = {}
+    for poly in a["polys"]:
+        corner_of[frozenset(a["loop_vertex"][list(poly)])] = poly
+    bl, al = [], []
+    for poly in b["polys"]:
+        verts = vmap[b["loop_vertex"][list(poly)]]
+        src = corner_of[frozenset(verts)]
+        for li, v in zip(poly, verts):
+            bl.append(li)
+            al.append(next(x for x in src if a["loop_vertex"][x] == v))
+    assert len(bl) == len(a["loop_vertex"])
+    bl, al = np.array(bl), np.array(al)
+    assert len(b["uv"]) == 2
+    for k in range(2):                                       # float32 in the file, V flipped twice
+        np.testing.assert_allclose(b["uv"][k][bl], a["uv"][k][al], atol=1e-6)
+    # colours: a byte per channel
+    np.testing.assert_allclose(b["colors"][bl], a["colors"][al], atol=0.5 / 255 + 1e-6)
+    # normals: a short quaternion (1/32767), then Blender's own custom-normal encoding
+    np.testing.assert_allclose(b["normals"][bl], a["normals"][al], atol=5e-4)
+    assert b["keys"] == a["keys"]
+    np.testing.assert_allclose(b["up"], a["up"][vmap], atol=1e-6)
+    # weights: 1/65535 steps
+    np.testing.assert_allclose(b["weights"], a["weights"][vmap], atol=1.5 / 65535)
+    # the rolled rest, and every frame's pose (rotations are shorts: 1/32767 per component)
+    for name in ("root", "tip"):
+        np.testing.assert_allclose(b["rest"][name], a["rest"][name], atol=1e-5)
+    assert arm2.animation_data.action.frame_range[:] == (0, frames - 1)
+    for f in range(frames):
+        for name in ("root", "tip"):
+            np.testing.assert_allclose(b["poses"][f][name], a["poses"][f][name], atol=2e-4, err_msg=f"frame {f}")
+
+
+def test_anim_import_onto_the_named_armature(clean, tmp_path, capfd):
+    frames = 6
+    arm, ob = _blender_rig(clean.scene, frames)
+    want = _snapshot(clean.scene, arm, ob, frames)["poses"]
+    bpy.ops.object.select_all(action="DESELECT")
+    arm.select_set(True)
+    bpy.context.view_layer.objects.active = arm
+    out = tmp_path / "wave.anim"
+    assert bpy.ops.export_anim.unigine_anim(filepath=str(out)) == {"FINISHED"}
+    original = arm.animation_data.action
+    arm.animation_data.action = None
+    for pb in arm.pose.bones:
+        pb.matrix_basis = mathutils.Matrix()
+    # a decoy armature is the active object, so only the name can pick "rig"
+    bpy.ops.object.armature_add(location=(5, 0, 0))
+    decoy = bpy.context.active_object
+    decoy.name = "decoy"
+    assert bpy.context.view_layer.objects.active == decoy
+    capfd.readouterr()
+    assert bpy.ops.import_anim.unigine_anim(filepath=str(out), armature_name="rig") == {"FINISHED"}
+    assert "not in the" not in capfd.readouterr().out          # every bone matched by name
+    assert decoy.animation_data is None or decoy.animation_data.action is None
+    action = arm.animation_data.action
+    assert action is not None and action != original and action.name.startswith("wave")   # "wave" is taken
+    for f in range(frames):
+        clean.scene.frame_set(f)
+        for pb in arm.pose.bones:
+            np.testing.assert_allclose(np.array(pb.matrix), want[f][pb.name], atol=2e-4, err_msg=f"frame {f}")
+    # a name that is no armature is refused, not guessed
+    with pytest.raises(RuntimeError, match="no armature named 'body'"):
+        bpy.ops.import_anim.unigine_anim(filepath=str(out), armature_name="body")

@@ -167,6 +167,44 @@ def test_partial_first_frame_warns():
     assert any("first-frame records do not carry every component" in x for x in w.as_list())
 
 
+def test_a_boneless_animation_cannot_claim_billions_of_frames():
+    from addon.codec.formats.unigine.export import scene_to_mesh
+    from addon.codec.formats.unigine.options import AnimImportOptions, ExportOptions, ImportOptions
+    from addon.codec.formats.unigine.scene import anim_to_scene, mesh_to_scene
+    huge = 2 ** 33                                       # a 5-byte compact int, no record behind it
+    w = Warnings()
+    m = read.read_mesh(_skinned_quad([("a", -1)], anims=[("idle", [], 0x00, huge, b"")]), w)
+    (t,) = m.animations
+    assert t.frame_count == read.MAX_EMPTY_FRAMES < 200_000
+    assert any("'idle' has no bones but claims 8589934592 frames" in x for x in w.as_list())
+    sc = mesh_to_scene(m, ImportOptions(), w)
+    assert sc.frame_end == read.MAX_EMPTY_FRAMES - 1
+    back = scene_to_mesh(sc, ExportOptions(embed_animations=True), w)     # nothing to sample: no frame range
+    assert back.animations == []
+    a = read.read_anim(anim_file(bones=[("a", -1)], poses=[IDENT],
+                                 anims=[("idle", [], ((0, 0, 0), (0, 0, 0)), ((1, 1, 1), (0, 0, 0)), 0, huge, b"")]), w)
+    assert a.animations[0].frame_count == read.MAX_EMPTY_FRAMES
+    assert anim_to_scene(a, AnimImportOptions(), w).frame_end == read.MAX_EMPTY_FRAMES - 1
+    # a modest count is kept as it is, without a warning
+    w = Warnings()
+    m = read.read_mesh(_skinned_quad([("a", -1)], anims=[("idle", [], 0x00, 40, b"")]), w)
+    assert m.animations[0].frame_count == 40 and not any("claims" in x for x in w.as_list())
+
+
+def test_export_skips_an_unsampled_range_however_long():
+    from addon.codec import scene as S
+    from addon.codec.formats.unigine.export import scene_to_mesh
+    from addon.codec.formats.unigine.options import ExportOptions
+    sc = S.Scene()
+    sc.meshes.append(S.Mesh.from_triangles("t", [[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]]))
+    sc.add_node(S.Node("t", "MESH", 0))
+    sc.armatures.append(S.Armature("rig", [S.Bone("a")]))
+    sc.add_node(S.Node("rig", "ARMATURE", 0))
+    sc.animations.append(S.Animation("long", 0.0, 1e12, 30.0))             # no channel on any bone
+    m = scene_to_mesh(sc, ExportOptions(embed_animations=True), Warnings())
+    assert m.animations == []
+
+
 def test_every_truncation_is_a_format_error():
     recs = anim_record(0x7F, (1, 2, 3), Q_IDENTITY, (4, 5, 6)) + anim_record(0x08, q=(1, 0, 0, 0))
     data = anim_file(bones=[("a", -1), ("b", 0)], poses=[IDENT, IDENT],

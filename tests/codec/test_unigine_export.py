@@ -242,6 +242,28 @@ def test_file_to_blender_to_file_keeps_topology_and_values(build):
     assert len(original.animations) == len(again.animations)
 
 
+def test_a_scaled_bind_is_written_unscaled_with_the_scale_in_the_keys():
+    from tests.codec.unigine_fixtures import IDENT, Q_IDENTITY, mesh_file, mesh_record, surface_geometry, surface_header
+    # arm: T(0,2,0) Rz(90) S(2); hand: T(0,0,1) under it, keyed to T(0,0,3) then T(0,0,1) (world z 6, then 2)
+    bones = [("hand", 2), ("root", -1), ("arm", 1)]
+    poses = [((0, 0, 1), (0, 0, 0, 1), (1, 1, 1)), IDENT, ((0, 2, 0), (0, 0, S45, S45), (2, 2, 2))]
+    geo = surface_geometry([([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [Q_IDENTITY])], coord=[0, 1, 2], tri=[0, 0, 0])
+    recs = mesh_record(0x0F, (0, 0, 3), (0, 0, 0, 32767)) + mesh_record(0x04, (0, 0, 1))
+    data = mesh_file(bones=bones, poses=poses, anims=[("wave", [0], 0x0F, 2, recs)],
+                     surfaces=[(surface_header("body"), geo)])
+    w = Warnings()
+    m = scene_to_mesh(mesh_to_scene(read.read_mesh(data, w), ImportOptions(), w), ExportOptions(embed_animations=True), w)
+    assert [b.name for b in m.bones] == ["hand", "root", "arm"]
+    np.testing.assert_allclose(m.bind["s"], np.ones((3, 3)), atol=1e-6)      # Blender's rest is unscaled
+    np.testing.assert_allclose(m.bind["t"], [[0, 0, 2], [0, 0, 0], [0, 2, 0]], atol=1e-6)
+    np.testing.assert_allclose(np.abs(m.bind["r"][2]), [0, 0, S45, S45], atol=1e-6)
+    (t,) = m.animations
+    assert t.bones.tolist() == [0]
+    # the arm's scale 2 now lives in the hand's keys: world z 6 and 2 above the unscaled arm at z 0
+    np.testing.assert_allclose(t.translation[:, 0], [[0, 0, 6], [0, 0, 2]], atol=1e-5)
+    np.testing.assert_allclose(t.scale[:, 0], np.ones((2, 3)), atol=1e-6)
+
+
 def test_bad_surfaces_option():
     from addon.codec.errors import FormatError
     with pytest.raises(FormatError, match="surfaces_from"):
@@ -265,6 +287,37 @@ def test_split_data_is_written_only_when_present():
     assert (len(s.uv0), len(s.uv1), len(s.colors)) == (0, 0, 0)
     assert s.triangle_count == 1     # a flat triangle: its three corners share one normal and tangent frame
     assert s.name == "bare"
+
+
+def test_uv_set_2_and_colours_are_written_per_corner():
+    sc = _quad_scene(materials=("one",))
+    mesh = sc.meshes[0]
+    uv2 = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6], [0.7, 0.8], [0.5, 0.6], [0.9, 0.25]], np.float32)
+    mesh.uv_layers["UVMap2"] = uv2
+    # corner 3 shares vertex 0 with corner 0 but not its colour; out-of-range values clamp
+    cols = np.array([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 0.2], [0.4, 0.6, 0.8, 1], [0, 0, 1, 0.2], [1.5, -0.1, 0, 1]],
+                    np.float32)
+    mesh.colors["Color"] = cols
+    m, _ = _export(sc)
+    back = read.read_mesh(write.write_mesh(m), Warnings())
+    (srf,) = back.surfaces
+    corner_uv2 = srf.uv1[srf.tri_indices]
+    np.testing.assert_allclose(corner_uv2[:, 0], uv2[:, 0])
+    np.testing.assert_allclose(corner_uv2[:, 1], 1 - uv2[:, 1], atol=1e-7)   # V runs down in the file
+    assert srf.colors[srf.tri_indices].tolist() == [[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 51],
+                                                   [102, 153, 204, 255], [0, 0, 255, 51], [255, 0, 0, 255]]
+    # corners 2 and 4 agree on everything: one triangle vertex; corner 3 differs from 0 in colour and UV 2
+    assert srf.tri_indices[2] == srf.tri_indices[4] and srf.tri_indices[0] != srf.tri_indices[3]
+    assert srf.triangle_count == 5
+
+
+def test_a_third_uv_layer_is_dropped_with_a_warning():
+    sc = _quad_scene(materials=("one",))
+    for name in ("UV2", "UV3"):
+        sc.meshes[0].uv_layers[name] = np.full((6, 2), 0.5, np.float32)
+    m, w = _export(sc)
+    assert any("only 2 of its 3 UV layers" in x for x in w)
+    np.testing.assert_allclose(m.surfaces[0].uv1, 0.5)
 
 
 def test_tangents_follow_u_within_each_uv_island():

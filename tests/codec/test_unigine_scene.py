@@ -103,17 +103,19 @@ def _rig(anims=(), weights=None):
 
 
 def test_bones_become_an_armature_in_armature_space():
-    sc, _ = _scene(_rig())
+    sc, w = _scene(_rig())
     (arm,) = sc.armatures
     assert [(b.name, b.parent) for b in arm.bones] == [("hand", 2), ("root", -1), ("arm", 1)]
-    # arm: T(0,2,0) Rz(90) S(2); hand: arm * T(0,0,1) -> origin (0,2,2), axes Rz(90) * 2
-    np.testing.assert_allclose(arm.bones[2].matrix, [[0, -2, 0, 0], [2, 0, 0, 2], [0, 0, 2, 0], [0, 0, 0, 1]],
+    # arm: T(0,2,0) Rz(90) S(2); hand: arm * T(0,0,1) -> origin (0,2,2). Blender bones rest unscaled:
+    # the rest keeps the bind's rotation and translation only
+    np.testing.assert_allclose(arm.bones[2].matrix, [[0, -1, 0, 0], [1, 0, 0, 2], [0, 0, 1, 0], [0, 0, 0, 1]],
                                atol=1e-6)
-    np.testing.assert_allclose(arm.bones[0].matrix, [[0, -2, 0, 0], [2, 0, 0, 2], [0, 0, 2, 2], [0, 0, 0, 1]],
+    np.testing.assert_allclose(arm.bones[0].matrix, [[0, -1, 0, 0], [1, 0, 0, 2], [0, 0, 1, 2], [0, 0, 0, 1]],
                                atol=1e-6)
     np.testing.assert_allclose(arm.bones[1].matrix, np.eye(4))
     kinds = {n.kind: i for i, n in enumerate(sc.nodes)}
     assert sc.nodes[kinds["MESH"]].parent == kinds["ARMATURE"]
+    assert not any("unevenly" in x for x in w)        # a uniform scale: nothing approximate
 
 
 def test_weights_become_skin():
@@ -125,11 +127,13 @@ def test_weights_become_skin():
 
 
 def test_embedded_animation_is_relative_to_rest():
-    # hand: rest T(0,0,1); frame 0 key T(0,0,3) -> basis location (0,0,2); frame 1 rotates 90 about X
+    # hand: bind T(0,0,1) under arm's scale 2, so its rigid rest sits 2 above arm: (0,2,2).
+    # frame 0 key T(0,0,3) puts the hand at arm * (0,0,3) = (0,2,6): basis location 6 - 2 = 4 along z;
+    # frame 1 rotates 90 about X; frame 2 key T(0,0,1) is the bind height again: location 0
     recs = (mesh_record(0x0F, (0, 0, 3), (0, 0, 0, 32767))
             + mesh_record(0x08, q=(Q45, 0, 0, Q45))
             + mesh_record(0x04, (0, 0, 1)))
-    sc, _ = _scene(_rig(anims=[("wave", [0], 0x0F, 3, recs)]), fps=24.0)
+    sc, w = _scene(_rig(anims=[("wave", [0], 0x0F, 3, recs)]), fps=24.0)
     (anim,) = sc.animations
     assert (anim.name, anim.frame_start, anim.frame_end, anim.fps) == ("wave", 0.0, 2.0, 24.0)
     ch = {c.path: c for c in anim.channels}
@@ -137,21 +141,76 @@ def test_embedded_animation_is_relative_to_rest():
     assert all(c.bone == "hand" and c.target == [i for i, n in enumerate(sc.nodes) if n.kind == "ARMATURE"][0]
                for c in anim.channels)
     assert ch["location"].frames.tolist() == [0, 1, 2]
-    np.testing.assert_allclose(ch["location"].values, [[0, 0, 2], [0, 0, 2], [0, 0, 0]], atol=1e-6)
+    np.testing.assert_allclose(ch["location"].values, [[0, 0, 4], [0, 0, 4], [0, 0, 0]], atol=1e-6)
     np.testing.assert_allclose(ch["rotation_quaternion"].values, [[1, 0, 0, 0], [S45, S45, 0, 0], [S45, S45, 0, 0]],
                                atol=1e-4)
+    # the hand's world scale is 2 in the bind and 2 in every frame: no pose scale
     np.testing.assert_allclose(ch["scale"].values, np.ones((3, 3)), atol=1e-6)
     assert (sc.frame_start, sc.frame_end) == (0, 2)
+    assert not any("unevenly" in x for x in w)
 
 
 def test_rotated_rest_pose_basis():
-    # arm: rest T(0,2,0) Rz(90) S(2); key T(1,2,0) Rz(90) S(2) -> basis location S^-1 Rz(-90) (1,0,0) = (0,-0.5,0)
+    # arm: rest T(0,2,0) Rz(90) (scale 2 dropped); key T(1,2,0) Rz(90) S(2) moves its head by +1 along x:
+    # basis location Rz(-90) (1,0,0) = (0,-1,0), in the unscaled rest's frame
     recs = mesh_record(0x01, (1, 0, 0))
     sc, _ = _scene(_rig(anims=[("slide", [2], 0x01, 1, recs)]))
     ch = {c.path: c for c in sc.animations[0].channels}
-    np.testing.assert_allclose(ch["location"].values, [[0, -0.5, 0]], atol=1e-6)
+    np.testing.assert_allclose(ch["location"].values, [[0, -1, 0]], atol=1e-6)
     np.testing.assert_allclose(ch["rotation_quaternion"].values, [[1, 0, 0, 0]], atol=1e-6)
     np.testing.assert_allclose(ch["scale"].values, [[1, 1, 1]], atol=1e-6)
+
+
+def _trs(t, q_xyzw, s):
+    x, y, z, w = q_xyzw
+    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    m = np.eye(4)
+    m[:3, :3], m[:3, 3] = r * np.asarray(s, float)[None], t
+    return m
+
+
+def test_blender_style_deformation_matches_the_files_skinning():
+    # Blender: pose = parent_pose * rest_local * basis; vertex' = pose * rest^-1 * vertex.
+    # The file: vertex' = anim_world * bind_world^-1 * vertex. Both written out here by hand.
+    keys = [((0, 0, 3), (0, 0, 0, 1)), ((0, 0, 3), (S45, 0, 0, S45)), ((0, 0, 1), (S45, 0, 0, S45))]
+    recs = (mesh_record(0x0F, (0, 0, 3), (0, 0, 0, 32767)) + mesh_record(0x08, q=(Q45, 0, 0, Q45))
+            + mesh_record(0x04, (0, 0, 1)))
+    sc, _ = _scene(_rig(anims=[("wave", [0], 0x0F, 3, recs)]))
+    bones = sc.armatures[0].bones
+    # what a Blender bone can rest at: the matrix without scale (as the bridge builds edit bones)
+    rest = {b.name: np.asarray(b.matrix, float) for b in bones}
+    for m in rest.values():
+        m[:3, :3] /= np.linalg.norm(m[:3, :3], axis=0)
+    ch = {c.path: c.values for c in sc.animations[0].channels}
+    arm_bind = _trs((0, 2, 0), (0, 0, S45, S45), (2, 2, 2))
+    hand_bind = arm_bind @ _trs((0, 0, 1), (0, 0, 0, 1), (1, 1, 1))
+    for f, (t, q) in enumerate(keys):
+        w, x, y, z = ch["rotation_quaternion"][f]
+        basis = _trs(ch["location"][f], (x, y, z, w), ch["scale"][f])
+        # root and arm are not animated: identity basis, so the arm's pose is its rest
+        pose_hand = rest["arm"] @ (np.linalg.inv(rest["arm"]) @ rest["hand"]) @ basis
+        anim_world = arm_bind @ _trs(t, q, (1, 1, 1))
+        np.testing.assert_allclose(pose_hand[:3, 3], anim_world[:3, 3], atol=1e-5)
+        for v in ([0, 0, 0, 1.0], [0.3, -1, 2, 1.0]):
+            np.testing.assert_allclose(pose_hand @ np.linalg.inv(rest["hand"]) @ v,
+                                       anim_world @ np.linalg.inv(hand_bind) @ v, atol=1e-5)
+    np.testing.assert_allclose(rest["hand"][:3, 3] + [0, 0, 4], [0, 2, 6])     # frame 0: hand head at (0,2,6)
+
+
+def test_non_uniform_bind_scale_warns_once():
+    bones = [("root", -1), ("a", 0), ("b", 1)]
+    poses = [((0, 0, 0), (0, 0, 0, 1), (1, 2, 1)), IDENT, IDENT]
+    recs = mesh_record(0x01, (1, 0, 0), None) * 2 + mesh_record(0x01, (2, 0, 0)) * 2
+    geo = surface_geometry([([(0, 0, 0), (1, 0, 0), (0, 1, 0)], [Q_IDENTITY])], coord=[0, 1, 2], tri=[0, 0, 0])
+    data = mesh_file(bones=bones, poses=poses, anims=[("x", [1, 2], 0x01, 2, recs), ("y", [1, 2], 0x01, 2, recs)],
+                     surfaces=[(surface_header("s"), geo)])
+    _, w = _scene(data)
+    assert sum("unevenly" in x for x in w) == 1
+    still = mesh_file(bones=bones, poses=poses, surfaces=[(surface_header("s"), geo)])
+    _, w = _scene(still)                               # no animation: the rest pose itself is exact
+    assert not any("unevenly" in x for x in w)
 
 
 def test_anim_decodes_boxes():
@@ -198,6 +257,28 @@ def test_anim_rest_from_a_mesh_file(tmp_path):
     sc = spec.to_scene(spec.read(anim, AnimImportOptions(), w), AnimImportOptions(rest_mesh=str(mesh)), w)
     (loc,) = [c for c in sc.animations[0].channels if c.path == "location"]
     np.testing.assert_allclose(loc.values, [[2, 0, 0]], atol=1e-6)
+
+
+def test_anim_against_a_scaled_mesh_rest(tmp_path):
+    # the mesh: arm scaled 2, hand T(0,0,1) under it; the .anim keys the hand to T(0,0,3): world height 6,
+    # which is 4 above the hand's unscaled rest at 2 (as in test_embedded_animation_is_relative_to_rest)
+    mesh = tmp_path / "hero.mesh"
+    mesh.write_bytes(mesh_file(bones=[("arm", -1), ("hand", 0)],
+                               poses=[((0, 0, 0), (0, 0, 0, 1), (2, 2, 2)), ((0, 0, 1), (0, 0, 0, 1), (1, 1, 1))],
+                               surfaces=[quad_surface()]))
+    anim = tmp_path / "run.anim"
+    anim.write_bytes(anim_file(bones=[("hand", -1)], poses=[IDENT],
+                               anims=[("run", [0], ((0, 0, 0), (0, 0, 3)), ((1, 1, 1), (0, 0, 0)), 0x04, 1,
+                                       anim_record(0x04, (0, 0, 65535)))]))
+    spec = FORMAT[1]
+    w = Warnings()
+    sc = spec.to_scene(spec.read(anim, AnimImportOptions(), w), AnimImportOptions(rest_mesh=str(mesh)), w)
+    (loc,) = [c for c in sc.animations[0].channels if c.path == "location"]
+    np.testing.assert_allclose(loc.values, [[0, 0, 4]], atol=1e-5)
+    # the rest kept for writing the keys back is the unscaled one: hand 2 above arm, scale 1
+    rest = sc.metadata["unigine_rest"]
+    assert list(rest) == ["hand"]                      # the .anim's bones only; arm, its parent, is not one
+    assert rest["hand"][0] == -1 and rest["hand"][1:4] == [0, 0, 2] and rest["hand"][8:11] == [1, 1, 1]
 
 
 def test_surface_bounds_mismatch_warns():
@@ -254,3 +335,14 @@ def test_unstored_components_take_the_given_rest_not_the_anim_bind():
     sc = anim_to_scene(read.read_anim(data, w), AnimImportOptions(), w, rest_local=rest)
     (loc,) = [c for c in sc.animations[0].channels if c.path == "location"]
     np.testing.assert_allclose(loc.values, [[4, 0, 0]], atol=1e-6)     # z stays at the rest's 1: basis 0
+
+
+def test_repeated_bone_names_cannot_make_a_parent_cycle():
+    # by index the parents are fine (A <- B <- A'); by name, "A" (the last one) has parent B and B has parent A
+    recs = anim_record(0x01, (65535, 0, 0))
+    data = anim_file(bones=[("A", -1), ("B", 0), ("A", 1)], poses=[IDENT, ((0, 0, 1), (0, 0, 0, 1), (1, 1, 1)), IDENT],
+                     anims=[("run", [1], ((0, 0, 0), (4, 0, 0)), ((1, 1, 1), (0, 0, 0)), 0x01, 1, recs)])
+    w = Warnings()
+    sc = anim_to_scene(read.read_anim(data, w), AnimImportOptions(), w)
+    (loc,) = [c for c in sc.animations[0].channels if c.path == "location"]
+    np.testing.assert_allclose(loc.values, [[4, 0, 0]], atol=1e-6)       # B's key x = 4 over its rest (0, 0, 1)

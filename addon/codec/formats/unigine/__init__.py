@@ -48,21 +48,23 @@ def _encode_mesh(m: MeshFile, target: Path) -> dict[Path, bytes]:
     return out
 
 
-def rest_from_mesh(path: str | Path, warnings: Warnings) -> dict[str, np.ndarray]:
-    """Parent-local rest matrices by bone name, from a .mesh's bind pose."""
+def rest_from_mesh(path: str | Path, warnings: Warnings) -> tuple[dict[str, np.ndarray], dict[str, str | None]]:
+    """Parent-local bind matrices by bone name, and each bone's parent name, from a .mesh's bind pose."""
     m = read_mesh(Path(path).read_bytes(), Warnings())
     local = pose.bind_local(m.bind)
-    return {b.name: local[i] for i, b in enumerate(m.bones)}
+    names = [b.name for b in m.bones]
+    return ({n: local[i] for i, n in enumerate(names)},
+            {b.name: names[b.parent] if b.parent >= 0 else None for b in m.bones})
 
 
 def _anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings) -> Scene:
-    rest = None
+    rest = parents = None
     if opts.rest_mesh:
         try:
-            rest = rest_from_mesh(opts.rest_mesh, warnings)
+            rest, parents = rest_from_mesh(opts.rest_mesh, warnings)
         except FormatError as e:
             raise e.in_file(opts.rest_mesh)
-    return anim_to_scene(a, opts, warnings, rest)
+    return anim_to_scene(a, opts, warnings, rest, parents)
 
 
 def scene_to_anim(scene: Scene, opts: AnimExportOptions, warnings: Warnings) -> AnimFile:

@@ -165,6 +165,8 @@ def build_tracks(scene: Scene, bones: list[BoneHeader], bind: np.ndarray, quanti
         missing = sorted({c.bone for c in anim.channels if c.bone and c.bone not in names})
         if missing:
             warnings.warn(f"action {name!r}: bones {', '.join(missing)} are not in the armature; skipped")
+        if not any(c.bone in names and len(c.frames) for c in anim.channels):
+            continue                  # nothing to sample: do not build a frame range that may be huge
         frames = np.arange(int(round(first)), int(round(last)) + 1, dtype=np.float64)
         order, loc, rot, scale = _sample(anim, frames, names)
         if not order:

@@ -3,6 +3,14 @@
 A bone's bind transform is local to its parent (world = parent_world * T * R
 * S). Blender pose bones want each key relative to the rest pose:
 basis = rest_local^-1 * key_local, and back: key_local = rest_local * basis.
+
+Blender bones cannot rest scaled, so a scaled bind pose becomes a rigid rest
+R (the bind world's rotation and translation) plus a "scale residue"
+D = R^-1 * bind_world (linear, no translation). Blender then deforms with
+P * R^-1 and the file with anim_world * bind_world^-1; they agree when
+P = anim_world * bind_world^-1 * R, which works out per bone as
+basis = rigid_local^-1 * D_parent * key_local * D^-1: exact when every bind
+scale is uniform, a nearest fit (no shear in a basis) otherwise.
 Quaternions here are (w, x, y, z) as in axes.py; the file's (x, y, z, w)
 order is swapped at the edges.
 """
@@ -44,11 +52,70 @@ def world_matrices(local: np.ndarray, parents: list[int]) -> np.ndarray:
         while j >= 0 and not done[j]:
             chain.append(j)
             j = parents[j]
+            if len(chain) > len(parents):
+                raise ValueError(f"bone {i}: its parents form a cycle")   # a bug: readers and break_cycles prevent it
         for k in reversed(chain):
             p = parents[k]
             world[k] = local[k] if p < 0 else world[p] @ local[k]
             done[k] = True
     return world
+
+
+def break_cycles(parents) -> np.ndarray:
+    """Parent indices with every bone that never reaches a root (a cycle, or a chain into one) made a root.
+
+    Readers reject cycles; this guards parents matched by name across files.
+    """
+    par = np.asarray(parents, np.int64).reshape(-1)
+    n = len(par)
+    jump = np.append(np.where(par >= 0, par, n), n)
+    for _ in range(n.bit_length() + 1):
+        jump = jump[jump]
+    return np.where(jump[:n] == n, par, -1)
+
+
+def _polar(m: np.ndarray) -> np.ndarray:
+    """The rotation nearest each 3x3 (polar decomposition), with a mirror left to the residue."""
+    u, _, vt = np.linalg.svd(m)
+    flip = np.linalg.det(u @ vt) < 0
+    u[flip, :, 2] *= -1.0
+    return u @ vt
+
+
+def split_rest(local: np.ndarray, parents: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Parent-local bind matrices -> (rigid world, rigid parent-local, parent's residue, own residue).
+
+    A residue within 1e-6 of the identity (float noise of an unscaled bind)
+    is taken as exactly the identity, so an unscaled bind keeps its own
+    matrices bit for bit.
+    """
+    n = len(local)
+    world = world_matrices(local, parents)
+    rot = _polar(world[:, :3, :3]) if n else np.zeros((0, 3, 3))
+    resid = np.tile(np.eye(4), (n, 1, 1))
+    resid[:, :3, :3] = np.swapaxes(rot, -1, -2) @ world[:, :3, :3]
+    unit = np.abs(resid - np.eye(4)).max(axis=(-2, -1)) < 1e-6 if n else np.zeros(0, bool)
+    resid[unit] = np.eye(4)
+    rigid_world = world @ np.linalg.inv(resid)
+    rigid_world[unit] = world[unit]
+    par = np.asarray(parents, np.int64).reshape(-1)
+    root = par < 0
+    d_parent = resid[np.where(root, 0, par)] if n else resid.copy()
+    d_parent[root] = np.eye(4)
+    rigid_local = d_parent @ local @ np.linalg.inv(resid)
+    plain = unit & (root | unit[np.where(root, 0, par)]) if n else unit
+    rigid_local[plain] = local[plain]
+    return rigid_world, rigid_local, d_parent, resid
+
+
+def uniform(resid: np.ndarray) -> bool:
+    """Is every residue a positive multiple of the identity (so that split_rest's bases are exact)?"""
+    if not len(resid):
+        return True
+    lin = resid[:, :3, :3]
+    c = np.trace(lin, axis1=-2, axis2=-1) / 3.0
+    return bool(np.all(c > 0) and np.all(np.abs(lin - c[:, None, None] * np.eye(3)).max(axis=(-2, -1))
+                                         <= 1e-5 * c))
 
 
 def bind_from_local(local: np.ndarray) -> np.ndarray:
@@ -91,9 +158,15 @@ def decoded_keys(track: Track, bind: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return t, safe_quat(xyzw_to_wxyz(r)), s
 
 
-def keys_to_basis(rest_local: np.ndarray, t, q, s):
-    """rest_local (N, 4, 4), keys (F, N, ...) -> pose basis location, rotation (wxyz), scale."""
+def keys_to_basis(rest_local: np.ndarray, t, q, s, d_parent=None, resid=None):
+    """rest_local (N, 4, 4), keys (F, N, ...) -> pose basis location, rotation (wxyz), scale.
+
+    With a scaled bind, rest_local is the rigid rest and d_parent / resid
+    (N, 4, 4) the scale residues of split_rest.
+    """
     key = axes.compose(t, q, s)
+    if d_parent is not None:
+        key = d_parent[None] @ key @ np.linalg.inv(resid)[None]
     basis = np.linalg.inv(rest_local)[None] @ key
     loc, rot, scale = axes.decompose(basis)
     return loc, continuous(rot), scale

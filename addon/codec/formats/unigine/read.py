@@ -18,6 +18,11 @@ from .model import (ANIM_MAGIC, BIND_DTYPE, MESH_MAGIC, OTHER_VERSIONS, AnimFile
 from .records import read_frames, read_weights
 
 
+# An animation without bones stores no records, so nothing in the file bounds its frame count: cap it
+# (an hour at 30 fps and then some).
+MAX_EMPTY_FRAMES = 1 << 17
+
+
 def check_magic(r: Reader, expected: bytes, where: str) -> None:
     start = r.pos
     if r.remaining < 4:
@@ -99,7 +104,13 @@ def _track(r: Reader, name: str, bone_count: int, quantized: bool, warnings: War
             version = "an10" if quantized else "ms11"
             r.fail(f"animation flag 0x{track.flag:02X} uses bit 7, which {version} does not define",
                    offset=at)
+        at = r.pos
         frames = read_count(r, n, "frame count")         # each frame holds n records of 1 byte or more
+        if not n and frames > MAX_EMPTY_FRAMES:
+            # no record bounds the count: a corrupt one would make a frame range of billions
+            warnings.warn(f"animation {name!r} has no bones but claims {frames} frames; read as {MAX_EMPTY_FRAMES} "
+                          f"(and written so)", offset=at, path=r.path)
+            frames = MAX_EMPTY_FRAMES
         at = r.pos
         with r.chunk("FRAMES"):
             track.flags, track.translation, track.rotation, track.scale = read_frames(

@@ -4,7 +4,10 @@ UNIGINE is right-handed, Z up, metres, counter-clockwise front faces, like
 Blender, so the basis is the identity; only UV V runs top-down (v' = 1 - v).
 Surfaces become material slots (or objects), coordinate vertices Blender
 vertices, triangle vertices per-corner data; bones an armature with rest
-matrices in armature space; animations pose-bone channels relative to rest.
+matrices in armature space, unscaled (Blender bones cannot rest scaled: the
+bind's rotation and translation); animations pose-bone channels relative to
+that rest, chosen so that Blender deforms as the file's skinning does
+(pose.split_rest).
 """
 from __future__ import annotations
 
@@ -99,39 +102,64 @@ def _skin(surfaces: list[Surface]) -> Skin:
     return Skin(0, np.concatenate(joints), np.concatenate(weights))
 
 
-def armature_of(bones, bind) -> tuple[Armature, np.ndarray]:
-    """The armature (rest matrices in armature space) and the bones' parent-local rest matrices."""
+NON_UNIFORM = ("the bind pose scales bones unevenly, and Blender bones rest unscaled: animations are fitted "
+               "to the unscaled rest approximately (shear is dropped), so their deformation may differ")
+
+
+def rest_frames(names: list[str], parents, local: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, bool]:
+    """Per bone name a (3, 4, 4) stack: rigid parent-local rest, the parent's scale residue, its own.
+
+    Also the rigid rest in armature space and whether every bind scale is
+    uniform (pose.split_rest: then the channels are exact).
+    """
+    rigid_world, rigid_local, d_parent, resid = pose.split_rest(local, list(parents))
+    frames = np.stack([rigid_local, d_parent, resid], 1)
+    return {n: frames[i] for i, n in enumerate(names)}, rigid_world, pose.uniform(resid)
+
+
+def armature_of(bones, bind) -> tuple[Armature, dict[str, np.ndarray], bool]:
+    """The armature (rigid rest matrices in armature space), rest_frames by name, and 'uniform'."""
     local = pose.bind_local(bind)
-    world = pose.world_matrices(local, [b.parent for b in bones])
+    names = [b.name for b in bones]
+    rest, world, uniform = rest_frames(names, [b.parent for b in bones], local)
     b4 = np.eye(4)
     b4[:3, :3] = BASIS
     world = b4 @ world @ np.linalg.inv(b4)
     # the file's order (parents may follow children) survives Blender's own bone order as a custom property
     arm = Armature("Armature", [Bone(b.name, b.parent, world[i], extras={ORDER_PROP: i}) for i, b in enumerate(bones)])
-    return arm, local
+    return arm, rest, uniform
 
 
-def track_animation(track: Track, names: list[str], bind, rest_local: dict[str, np.ndarray],
+def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.ndarray],
                     target: int, fps: float, warnings: Warnings) -> Animation:
-    """Channels for every animated bone that has a rest pose, relative to that rest."""
+    """Channels for every animated bone that has a rest pose, relative to that rest.
+
+    rest: rest_frames by bone name; Blender's pose then deforms as the file's keys do.
+    """
     anim = Animation(track.name, 0.0, float(max(track.frame_count - 1, 0)), fps)
     if not track.frame_count or not len(track.bones):
         return anim
     t, q, s = pose.decoded_keys(track, bind)
     bone_names = [names[i] for i in track.bones]
-    keep = [i for i, n in enumerate(bone_names) if n in rest_local]
+    keep = [i for i, n in enumerate(bone_names) if n in rest]
     for i, n in enumerate(bone_names):
-        if n not in rest_local:
+        if n not in rest:
             warnings.warn(f"animation {track.name!r}: bone {n!r} is not in the armature; its keys are skipped")
     if not keep:
         return anim
-    rest = np.stack([rest_local[bone_names[i]] for i in keep])
-    loc, rot, scale = pose.keys_to_basis(rest, t[:, keep], q[:, keep], s[:, keep])
+    frames3 = np.stack([rest[bone_names[i]] for i in keep])
+    loc, rot, scale = pose.keys_to_basis(frames3[:, 0], t[:, keep], q[:, keep], s[:, keep],
+                                         frames3[:, 1], frames3[:, 2])
     frames = np.arange(track.frame_count, dtype=np.float64)
     for j, i in enumerate(keep):
         for path, values in (("location", loc), ("rotation_quaternion", rot), ("scale", scale)):
             anim.channels.append(Channel(target, path, frames, values[:, j].astype(np.float32), bone=bone_names[i]))
     return anim
+
+
+def _warn_non_uniform(uniform: bool, tracks: list[Track], warnings: Warnings) -> None:
+    if not uniform and any(t.frame_count and len(t.bones) for t in tracks):
+        warnings.warn(NON_UNIFORM)
 
 
 def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene:
@@ -141,11 +169,11 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
         scene.materials.append(Material(s.name))
     arm_node = -1
     if m.bones:
-        arm, local = armature_of(m.bones, m.bind)
+        arm, rest, uniform = armature_of(m.bones, m.bind)
         arm.name = f"{name}_skeleton"     # the file names no objects: keep the mesh object the file's stem
         scene.armatures.append(arm)
         arm_node = scene.add_node(Node(arm.name, "ARMATURE", 0))
-        rest = {b.name: local[i] for i, b in enumerate(m.bones)}
+        _warn_non_uniform(uniform, m.animations, warnings)
         for tr in m.animations:
             scene.animations.append(track_animation(tr, [b.name for b in m.bones], m.bind, rest, arm_node,
                                                     opts.fps, warnings))
@@ -170,12 +198,12 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
 REST_KEY = "unigine_rest"
 
 
-def _rest_metadata(a: AnimFile, rest_local: dict[str, np.ndarray]) -> dict:
-    parents = {b.name: b.parent for b in a.bones}
-    names = list(rest_local)
-    bind = pose.bind_from_local(np.stack([rest_local[n] for n in names])) if names else []
-    return {n: [parents.get(n, -1)] + bind[i]["t"].tolist() + bind[i]["r"].tolist() + bind[i]["s"].tolist()
-            for i, n in enumerate(names)}
+def _rest_metadata(kept: list[str], rigid_local: dict[str, np.ndarray], parent_of: dict[str, str | None]) -> dict:
+    """The rigid rest of the kept bones, parents as indices into `kept` (-1: a root, or a parent not kept)."""
+    bind = pose.bind_from_local(np.stack([rigid_local[n] for n in kept])) if kept else []
+    at = {n: i for i, n in enumerate(kept)}
+    return {n: [at.get(parent_of.get(n), -1)] + bind[i]["t"].tolist() + bind[i]["r"].tolist() + bind[i]["s"].tolist()
+            for i, n in enumerate(kept)}
 
 
 UNSTORED_KEY = "unigine_unstored"   # scene.metadata: {animation: {bone: [tx, ty, tz, rot, sx, sy, sz] never stored}}
@@ -198,13 +226,17 @@ def rest_from_metadata(scene: Scene) -> dict[str, np.ndarray]:
 
 
 def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
-                  rest_local: dict[str, np.ndarray] | None = None) -> Scene:
+                  rest_local: dict[str, np.ndarray] | None = None,
+                  rest_parents: dict[str, str | None] | None = None) -> Scene:
     """Armature-less animations (channel target -1, bone names) for the armature the user picks.
 
-    rest_local maps bone names to that armature's parent-local rest matrices;
-    without it the .anim's own bind block stands in (the notes warn it is
-    sometimes frame 0 rather than the mesh's rest). metadata[REST_KEY] keeps
-    the rest used, for rebase_animations and for writing the keys back.
+    rest_local maps bone names to the parent-local bind matrices the keys are
+    read against (a .mesh's, whose hierarchy rest_parents gives by name; the
+    .anim's own otherwise); without it the .anim's own bind block stands in
+    (the notes warn it is sometimes frame 0 rather than the mesh's rest).
+    The channels are relative to the rigid version of that rest, as an
+    imported .mesh's armature has it; metadata[REST_KEY] keeps that rigid
+    rest, for rebase_animations and for writing the keys back.
     """
     names = [b.name for b in a.bones]
     if rest_local is None:
@@ -213,15 +245,25 @@ def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
     else:
         for n in sorted(set(rest_local) - set(names)):
             warnings.warn(f"armature bone {n!r} is not in the animation; it keeps its rest pose")
+    if rest_parents is None:
+        rest_parents = {b.name: names[b.parent] if b.parent >= 0 else None for b in a.bones}
+    rnames = list(rest_local)
+    at = {n: i for i, n in enumerate(rnames)}
+    parents = pose.break_cycles([at.get(rest_parents.get(n), -1) for n in rnames])
+    rest, _, uniform = rest_frames(rnames, parents, np.stack([np.asarray(rest_local[n], np.float64) for n in rnames])
+                                   if rnames else np.zeros((0, 4, 4)))
     # components an animation never stores keep the rest pose (notes: the rest comes from the mesh)
     fallback = a.bind.copy()
     for i, n in enumerate(names):
         if n in rest_local:
             fallback[i] = pose.bind_from_local(np.asarray(rest_local[n], np.float64)[None])[0]
     scene = Scene(fps=opts.fps)
-    scene.metadata[REST_KEY] = _rest_metadata(a, {n: rest_local[n] for n in names if n in rest_local})
+    kept = [n for n in dict.fromkeys(names) if n in rest]
+    scene.metadata[REST_KEY] = _rest_metadata(kept, {n: rest[n][0] for n in kept},
+                                              {n: rnames[p] if p >= 0 else None for n, p in zip(rnames, parents)})
+    _warn_non_uniform(uniform, a.animations, warnings)
     for tr in a.animations:
-        scene.animations.append(track_animation(tr, names, fallback, rest_local, -1, opts.fps, warnings))
+        scene.animations.append(track_animation(tr, names, fallback, rest, -1, opts.fps, warnings))
         scene.metadata.setdefault(UNSTORED_KEY, {})[tr.name] = _unstored(tr, names)
     if scene.animations:
         scene.frame_start = 0
