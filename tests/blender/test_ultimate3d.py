@@ -235,3 +235,136 @@ def test_bone_parented_export_from_a_posed_frame(clean, tmp_path):
     for frame, x in ((0, 1.0), (1, 4.0)):
         bpy.context.scene.frame_set(frame)
         assert evaluated_positions(ob, world=True)[1] == pytest.approx([x, 0, 0], abs=1e-5)
+
+
+def _parse(path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    return parse_bytes(path.read_bytes(), Warnings())
+
+
+def _weights(ob) -> list[dict[str, float]]:
+    """Per vertex: {vertex group name: weight}, read from Blender."""
+    names = [g.name for g in ob.vertex_groups]
+    return [{names[g.group]: round(g.weight, 5) for g in v.groups if g.weight > 0} for v in ob.data.vertices]
+
+
+def _fcurve_paths(action) -> set[str]:
+    if hasattr(action, "layers") and len(action.layers):
+        return {fc.data_path for layer in action.layers for strip in layer.strips
+                for bag in strip.channelbags for fc in bag.fcurves}
+    return {fc.data_path for fc in action.fcurves}
+
+
+def _material_state(mat) -> dict:
+    """What the importer put in a material: colours, specular power, and each texture stage."""
+    bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    stages = sorted((int(n["u3d_stage"]), n.label, n.image.name if n.image else "", int(n["u3d_color_op"]),
+                     int(n["u3d_tex_coord_set"]), list(n["u3d_files"]))
+                    for n in mat.node_tree.nodes if n.type == "TEX_IMAGE" and "u3d_stage" in n)
+    return {"base": tuple(round(c, 5) for c in bsdf.inputs["Base Color"].default_value[:3]),
+            "ambient": [round(c, 5) for c in mat["u3d_ambient"]],
+            "specular": [round(c, 5) for c in mat["u3d_specular"]],
+            "power": mat["u3d_specular_power"], "stages": stages}
+
+
+def test_skin_weights_materials_and_stages_after_import_and_round_trip(clean, tmp_path):
+    (tmp_path / "s.u3d").write_bytes(full_skinned_v2())
+    _import(tmp_path / "s.u3d")
+    ob = bpy.data.objects["skin"]
+    # indices 0, 1, 0 with weights 0.5, 0.25 and the implied 0.25: root 0.5 + 0.25, child 0.25
+    assert _weights(ob) == [{"root": 0.75, "child": 0.25}] * 4
+    assert [s.material.name for s in ob.material_slots] == ["first", "second"]
+    assert [p.material_index for p in ob.data.polygons] == [0, 1, 1]
+    first, second = (_material_state(bpy.data.materials[n]) for n in ("first", "second"))
+    assert first["base"] == (0.8, 0.6, 0.4) and first["ambient"] == [0.1, 0.1, 0.1, 1.0]
+    assert first["specular"] == [0.5, 0.5, 0.5, 1.0] and first["power"] == 16.0
+    assert first["stages"] == [(0, "bump", "h.bmp", 1, 0, ["h.bmp"])]
+    assert second["stages"] == [(0, "base_color", "*wall.png", 5, 0, ["*wall.png"]),
+                                (1, "environment", "c0.dds", 4, 0x10000, [f"c{i}.dds" for i in range(6)])]
+    before = {"first": first, "second": second}
+    _export(tmp_path / "out.u3d")
+    mesh = _parse(tmp_path / "out.u3d").meshes[0]
+    # the summed influence in the file: root 0.75 stored, child 0.25 implied
+    assert mesh.skin_weights.tolist() == [[0.75]] * 4 and mesh.bone_indices[:, :2].tolist() == [[0, 1]] * 4
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(tmp_path / "out.u3d")
+    ob = bpy.data.objects["skin"]
+    assert _weights(ob) == [{"root": 0.75, "child": 0.25}] * 4
+    assert [s.material.name for s in ob.material_slots] == ["first", "second"]
+    assert sorted(p.material_index for p in ob.data.polygons) == [0, 1, 1]
+    assert {n: _material_state(bpy.data.materials[n]) for n in ("first", "second")} == before
+
+
+def test_frames_with_their_own_triangles_import_and_export(clean, tmp_path, capsys):
+    from tests.codec.test_ultimate3d_model import frames_topology_v2
+    (tmp_path / "f.u3d").write_bytes(frames_topology_v2())
+    _import(tmp_path / "f.u3d")
+    obs = [bpy.data.objects[n] for n in ("a", "a_frame1", "a_frame2")]
+    assert [[s.material.name for s in o.material_slots] for o in obs] == [["mat"], ["m1"], ["mat"]]
+    assert sorted(obs[1].data.polygons[0].vertices) == [1, 2, 3]
+    sc = bpy.context.scene
+    for f in range(3):
+        sc.frame_set(f)
+        assert [o.hide_render for o in obs] == [i != f for i in range(3)], f
+    sc.frame_set(0)
+    capsys.readouterr()
+    _export(tmp_path / "out.u3d")
+    assert "not exported" not in capsys.readouterr().out      # the visibility keys are the frames themselves
+    model = _parse(tmp_path / "out.u3d")
+    assert model.header.n_frame == 3 and model.header.n_mesh_per_frame == 1
+    assert [(m.name, m.i_frame, m.triangles_owned) for m in model.meshes] == [("a", 0, 1), ("a", 1, 1), ("a", 2, 1)]
+    assert model.meshes[1].triangles.tolist() == [[1, 3, 2]] and model.meshes[1].triangle_material.tolist() == [1]
+    assert model.meshes[2].positions[:, 2].tolist() == [2.0] * 4
+
+
+@pytest.mark.parametrize("names,expect", [(("", ""), ["bone0", "bone1"]), (("same", "same"), ["same", "same.1"])])
+def test_empty_and_repeated_bone_names(clean, tmp_path, names, expect):
+    from tests.codec.test_ultimate3d_model import nameless_bones_v2
+    (tmp_path / "n.u3d").write_bytes(nameless_bones_v2(*names))
+    _import(tmp_path / "n.u3d")
+    arm = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    assert [b.name for b in arm.data.bones] == expect
+    assert arm.data.bones[expect[1]].parent.name == expect[0]
+    # weight 0.25 on the first bone, the implied 0.75 on the second
+    assert _weights(bpy.data.objects["s"]) == [{expect[0]: 0.25, expect[1]: 0.75}] * 3
+    paths = _fcurve_paths(arm.animation_data.action)
+    assert all(p.startswith("pose.bones[") for p in paths)          # no channel of the armature object
+    assert f'pose.bones["{expect[1]}"].location' in paths
+    bpy.context.scene.frame_set(1)
+    # the key moves the second bone by U3D X 5 - 0
+    assert arm.pose.bones[expect[1]].location.length > 1
+    bpy.context.scene.frame_set(0)
+    _export(tmp_path / "out.u3d")
+    assert [b.name for b in _parse(tmp_path / "out.u3d").bones] == list(names)
+
+
+def test_password_bytes(clean, tmp_path):
+    (tmp_path / "c.u3d").write_bytes(fx.cube_file())
+    _import(tmp_path / "c.u3d")
+    with pytest.raises(RuntimeError, match="at most 16 bytes"):
+        bpy.ops.export_scene.ultimate3d(filepath=str(tmp_path / "long.u3d"), password="é" * 9)
+    assert not (tmp_path / "long.u3d").exists()
+    _export(tmp_path / "k.u3d", password="ключ")
+    bpy.ops.wm.read_homefile(use_empty=True)
+    with pytest.raises(RuntimeError, match="at most 16 bytes"):
+        bpy.ops.import_scene.ultimate3d(filepath=str(tmp_path / "k.u3d"), password="x" * 17)
+    _import(tmp_path / "k.u3d", password="ключ")
+    assert len([o for o in bpy.context.scene.objects if o.type == "MESH"]) == 1
+
+
+def test_object_animation_is_reported_and_ranges_fit(clean, tmp_path, capsys):
+    bpy.ops.mesh.primitive_cube_add()
+    ob = bpy.context.active_object
+    ob.keyframe_insert("location", frame=0)
+    ob.location.x = 3
+    ob.keyframe_insert("location", frame=10)
+    sc = bpy.context.scene
+    sc.timeline_markers.new("idle", frame=0)
+    sc.timeline_markers.new("move", frame=5)
+    capsys.readouterr()
+    _export(tmp_path / "c.u3d")
+    out = capsys.readouterr().out
+    assert "'Cube'" in out and "not exported" in out
+    model = _parse(tmp_path / "c.u3d")
+    assert all(0 <= a <= b < model.header.n_frame for _, a, b in model.actions)

@@ -147,6 +147,16 @@ def test_password_needed_and_wrong_password():
     assert _parse(data, "right").meshes[0].name == "m"
 
 
+def test_password_is_utf8_and_at_most_16_bytes():
+    word = "pässwört€"                                   # 9 characters, 13 UTF-8 bytes, not Latin-1
+    data = _encrypted(word.encode("utf-8"))
+    assert _parse(data, word).meshes[0].name == "m"
+    with pytest.raises(WrongPassword, match="at most 16 bytes"):
+        _parse(data, "é" * 9)                           # 9 characters but 18 bytes: cannot be a key
+    with pytest.raises(WrongPassword, match="at most 16 bytes"):
+        _parse(data, "x" * 17)
+
+
 def test_encrypted_data_not_a_block_multiple():
     with pytest.raises(FormatError, match="multiple of 16"):
         _parse(_encrypted(b"k")[:-3], "k")

@@ -10,6 +10,7 @@ from addon.codec.errors import UnsupportedFeature, Warnings
 from addon.codec.formats.ultimate3d import parse_bytes
 from addon.codec.scene import (Animation, Armature, Bone, Channel, Image, Marker, Material, Mesh, Node, Scene,
                                ShapeKey, Skin, TextureSlot)
+from tests.codec import u3d_fixtures as fx
 
 
 def grid(name="Grid", n=6, z=0.0) -> Mesh:
@@ -86,13 +87,14 @@ def _rig_scene():
     pos = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (0, 1, 2)], np.float32)
     m = grid("Body", 4)
     m.positions[:, 2] += 1
-    j = np.tile([0, 1, 2, 3, 1], (len(m.positions), 1)).astype(np.int32)
+    j = np.tile([0, 1, 2, 3, 4], (len(m.positions), 1)).astype(np.int32)
     w = np.tile([0.4, 0.3, 0.15, 0.1, 0.05], (len(m.positions), 1)).astype(np.float32)
     m.skin = Skin(0, j, w)
     bones = [Bone("root", -1, compose([0, 0, 0], [1, 0, 0, 0], [1, 1, 1])),
              Bone("spine", 0, compose([0, 0, 1], axis_angle_to_quat([1, 0, 0], 0.3), [1, 1, 1])),
              Bone("head", 1, compose([0, 0.2, 2], axis_angle_to_quat([0, 0, 1], -0.4), [1, 1, 1])),
-             Bone("arm", 1, compose([1, 0, 1.5], [1, 0, 0, 0], [1, 1, 1]))]
+             Bone("arm", 1, compose([1, 0, 1.5], [1, 0, 0, 0], [1, 1, 1])),
+             Bone("tail", 0, compose([0, -1, 0.5], [1, 0, 0, 0], [1, 1, 1]))]
     sc = Scene(meshes=[m], armatures=[Armature("Rig", bones)], materials=[Material("Skin")])
     m.materials, m.face_material = [0], np.zeros(len(m.faces), np.int32)
     arm = sc.add_node(Node("Rig", kind="ARMATURE", data=0))
@@ -213,6 +215,75 @@ def test_frame_animation_from_shape_keys(tmp_path):
     assert np.array_equal(back.shape_keys[1].positions, k1) and np.array_equal(back.shape_keys[2].positions, k2)
 
 
+def test_frame_objects_go_back_as_frames_with_their_own_triangles(tmp_path):
+    from tests.codec.test_ultimate3d_model import FRAME_POS, frames_topology_v2
+    (tmp_path / "f.u3d").write_bytes(frames_topology_v2())
+    save(load(tmp_path / "f.u3d"), tmp_path / "out.u3d")
+    model = parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings())
+    h = model.header
+    assert (h.n_mesh, h.n_mesh_per_frame, h.n_frame) == (3, 1, 3)
+    assert [(m.name, m.i_mesh_per_frame, m.i_frame) for m in model.meshes] == [("a", 0, 0), ("a", 0, 1), ("a", 0, 2)]
+    f0, f1, f2 = model.meshes
+    assert f0.triangles.tolist() == [[0, 1, 2]] and f0.triangle_material.tolist() == [0]
+    assert f1.triangles_owned == 1 and f1.triangles.tolist() == [[1, 3, 2]] and f1.triangle_material.tolist() == [1]
+    assert [m.name for m in model.materials] == ["mat", "m1"]
+    assert f2.triangles_owned == 1 and f2.triangles.tolist() == [[0, 1, 2]]
+    assert f0.positions.tolist() == [list(p) for p in FRAME_POS]
+    assert f2.positions[:, 2].tolist() == [2.0] * 4
+
+
+def test_repeated_bones_of_a_vertex_are_summed(tmp_path):
+    sc, m, _, _ = _rig_scene()
+    n = len(m.positions)
+    m.skin = Skin(0, np.tile([0, 1, 0], (n, 1)).astype(np.int32),
+                  np.tile([0.5, 0.25, 0.25], (n, 1)).astype(np.float32))
+    warnings = save(sc, tmp_path / "r.u3d")
+    mesh = parse_bytes((tmp_path / "r.u3d").read_bytes(), Warnings()).meshes[0]
+    # one influence per bone: root 0.75 stored, child 0.25 implied
+    assert mesh.skin_weights.tolist() == [[0.75]] * n and mesh.bone_indices[:, :2].tolist() == [[0, 1]] * n
+    assert not any("more than" in w for w in warnings)
+
+
+@pytest.mark.parametrize("names", [("", ""), ("same", "same")])
+def test_renamed_bones_are_written_with_the_file_names(tmp_path, names):
+    from tests.codec.test_ultimate3d_model import nameless_bones_v2
+    (tmp_path / "n.u3d").write_bytes(nameless_bones_v2(*names))
+    sc = load(tmp_path / "n.u3d")
+    save(sc, tmp_path / "out.u3d")
+    assert [b.name for b in parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings()).bones] == list(names)
+    sc.armatures[0].bones[1].name = "Tail"          # renamed by the user since: the new name wins
+    save(sc, tmp_path / "out2.u3d")
+    assert [b.name for b in parse_bytes((tmp_path / "out2.u3d").read_bytes(), Warnings()).bones] == [names[0], "Tail"]
+
+
+def test_object_animation_is_reported_and_ranges_stay_inside_the_frames(tmp_path):
+    sc = one_mesh_scene(grid("Cube", 3))
+    f = np.arange(0.0, 11.0)
+    sc.animations = [Animation("CubeAction", 0, 10, channels=[
+        Channel(0, "location", f, np.stack([f * 0.3, 0 * f, 0 * f], 1))])]
+    sc.markers = [Marker("idle", 0), Marker("move", 5)]
+    warnings = save(sc, tmp_path / "c.u3d")
+    assert any("'Cube'" in w and "location" in w and "not exported" in w for w in warnings)
+    model = parse_bytes((tmp_path / "c.u3d").read_bytes(), Warnings())
+    assert model.header.n_frame == 1
+    # "idle" ran to the end of the timeline (frame 10): cut to the one frame; "move" starts after it: dropped
+    assert model.actions == [("idle", 0, 0)]
+    assert any("'move'" in w and "not exported" in w for w in warnings)
+    assert any("'idle'" in w and "cut" in w for w in warnings)
+
+
+@pytest.mark.parametrize("which", ["skinned", "frame objects", "shape keys"])
+def test_what_a_file_animates_exports_without_animation_warnings(tmp_path, which):
+    from tests.codec.test_ultimate3d_model import frames_topology_v2, frames_v2, full_skinned_v2
+    data = {"skinned": full_skinned_v2, "frame objects": frames_topology_v2, "shape keys": frames_v2}[which]()
+    (tmp_path / "a.u3d").write_bytes(data)
+    warnings = save(load(tmp_path / "a.u3d"), tmp_path / "b.u3d")
+    assert not [w for w in warnings if "not exported" in w or "action range" in w]
+    a = parse_bytes(data, Warnings())
+    b = parse_bytes((tmp_path / "b.u3d").read_bytes(), Warnings())
+    assert (b.header.n_frame, b.actions) == (a.header.n_frame, a.actions)
+
+
 def test_baked_frames_from_the_bridge(tmp_path):
     m = grid("Baked", 3)
     frames = [m.positions + np.float32([0, 0, i]) for i in range(1, 4)]
@@ -276,6 +347,21 @@ def test_password_encrypts_and_atomic_write(tmp_path):
         save(sc, target, version="1.0", password="x")
 
 
+def test_export_password_is_utf8_and_checked_first(tmp_path):
+    from Crypto.Cipher import AES
+    sc = one_mesh_scene(grid())
+    for bad in ("a" * 17, "é" * 9):
+        with pytest.raises(UnsupportedFeature, match="at most 16 bytes"):
+            save(sc, tmp_path / "long.u3d", password=bad)
+    assert not (tmp_path / "long.u3d").exists()
+    word = "ключ"                                        # 4 characters, 8 UTF-8 bytes
+    save(sc, tmp_path / "k.u3d", password=word)
+    data = (tmp_path / "k.u3d").read_bytes()
+    body = data[len(fx.file_header(enc=2)):]
+    plain = AES.new(word.encode("utf-8").ljust(16, b"\0"), AES.MODE_ECB).decrypt(body)
+    assert plain.startswith(b"$U3D_MODEL_HEADER\0")
+
+
 def test_rest_matrix_helpers_agree_with_axes():
     # sanity for the fixtures above: compose uses (w, x, y, z)
     r = quat_to_matrix(axis_angle_to_quat([0, 0, 1], np.pi / 2))
@@ -310,8 +396,11 @@ def test_file_scene_file_keeps_what_the_file_said(tmp_path):
     for ta, tb in zip(ma.texcoords, mb.texcoords):
         assert (ta is None and tb is None) or np.abs(ta - tb).max() < 1e-6
     assert np.array_equal(ma.triangles, mb.triangles) and np.array_equal(ma.triangle_material, mb.triangle_material)
-    assert mb.skin_weights == pytest.approx(ma.skin_weights) and np.array_equal(ma.bone_indices[:, :3],
-                                                                                mb.bone_indices[:, :3])
+    # the file lists bone 0 twice (indices 0, 1, 0; weights 0.5, 0.25 and the implied 0.25): the export
+    # writes one summed influence, root 0.75 and child 0.25 (the implied last weight)
+    assert ma.bone_indices[:, :3].tolist() == [[0, 1, 0]] * 4 and ma.skin_weights.tolist() == [[0.5, 0.25]] * 4
+    assert b.header.n_skin_weight == 1
+    assert mb.skin_weights.tolist() == [[0.75]] * 4 and mb.bone_indices[:, :2].tolist() == [[0, 1]] * 4
     assert b.actions == a.actions and b.header.shader_pack_template == b"TPL"
     for x, y in zip(a.materials, b.materials):
         assert (x.name, x.ambient, x.diffuse, x.specular, x.emissive, x.specular_power, x.color_op, x.tex_coord_set,

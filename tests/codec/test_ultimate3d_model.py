@@ -54,6 +54,30 @@ def frames_v2() -> bytes:
             + fx.mesh("lo", pos1, lod=1, frame=1, owned=0) + fx.material())
 
 
+FRAME_POS = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0)]
+
+
+def frames_topology_v2() -> bytes:
+    """No bones, 3 frames of 4 vertices: frame 1 owns other triangles and another material, frame 2 shares
+    frame 0's indices (TrianglesOwned = false) with moved vertices."""
+    moved = [(x, y, 2.0) for x, y, _ in FRAME_POS]
+    return (fx.file_header() + fx.model_header(n_mesh=3, n_frame=3, n_mat=2)
+            + fx.mesh("a", FRAME_POS, texcoords=[[(0, 0)] * 4], tris=[(0, 1, 2)], mats=[0])
+            + fx.mesh("a", FRAME_POS, texcoords=[[(0, 0)] * 4], frame=1, tris=[(1, 3, 2)], mats=[1])
+            + fx.mesh("a", moved, texcoords=[[(0, 0)] * 4], frame=2, owned=0)
+            + fx.material(0) + fx.material(1, "m1"))
+
+
+def nameless_bones_v2(name_a: str = "", name_b: str = "") -> bytes:
+    """The auditor's repro: two bones with empty (or equal) names, skinned, the second keyed."""
+    n = 3
+    return (fx.file_header() + fx.model_header(n_bone=2, nsw=1, n_frame=2)
+            + fx.mesh("s", weights=[(0.25,)] * n, indices=[(0, 1, 0, 0)] * n) + fx.material()
+            + fx.bone(0, name_a, meshes=[0], matrices=[fx.IDENTITY])
+            + fx.bone(1, name_b, parent=0, meshes=[0], matrices=[fx.translation(0, -1, 0)],
+                      tkeys=[(0, (0, 1, 0)), (1, (5, 1, 0))]))
+
+
 def _rt(data: bytes, password: str = ""):
     w = Warnings()
     model = parse_bytes(data, w, password)

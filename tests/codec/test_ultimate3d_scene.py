@@ -14,7 +14,8 @@ from addon.codec.errors import Warnings
 from addon.codec.formats.ultimate3d import parse_bytes, to_scene
 from addon.codec.formats.ultimate3d.options import ImportOptions
 from tests.codec import u3d_fixtures as fx
-from tests.codec.test_ultimate3d_model import frames_v2, full_skinned_v2, v1_full
+from tests.codec.test_ultimate3d_model import (frames_topology_v2, frames_v2, full_skinned_v2, nameless_bones_v2,
+                                               v1_full)
 
 
 def _scene(data: bytes, **kw):
@@ -105,6 +106,44 @@ def test_frames_become_shape_keys_keyed_frame_for_frame():
     assert (sc.frame_start, sc.frame_end) == (0, 1)
 
 
+def test_frames_with_their_own_triangles_become_one_object_per_frame():
+    w = Warnings()
+    sc = to_scene(parse_bytes(frames_topology_v2(), w), ImportOptions(), w)
+    assert any("one object per frame" in x for x in w.as_list())
+    names = [n.name for n in sc.nodes]
+    assert names == ["a", "a_frame1", "a_frame2"]
+    a, a1, a2 = (sc.meshes[_node(sc, n).data] for n in names)
+    assert not a.shape_keys
+    # file triangles (0, 1, 2) and (1, 3, 2), reversed into Blender corners i0, i2, i1
+    assert a.corners.tolist() == [0, 2, 1] and a1.corners.tolist() == [1, 2, 3]
+    # frame 1 uses the second material, frame 0 the first
+    assert sc.materials[a.materials[a.face_material[0]]].name == "mat"
+    assert sc.materials[a1.materials[a1.face_material[0]]].name == "m1"
+    # frame 2 shares frame 0's indices but has its own positions (U3D Z 2 = Blender y 2)
+    assert a2.corners.tolist() == [0, 2, 1] and a2.positions[:, 1].tolist() == [2.0] * 4
+    groups = {_node(sc, n).extras["u3d_frame_group"] for n in names}
+    assert len(groups) == 1 and [_node(sc, n).extras["u3d_frame"] for n in names] == [0, 1, 2]
+    # each object is shown at its own frame only, with no key past the last frame (2)
+    for i, n in enumerate(names):
+        ch = [c for an in sc.animations for c in an.channels if c.target == i and c.path == "hide_render"]
+        assert len(ch) == 1 and ch[0].interpolation == "CONSTANT"
+        hidden = dict(zip(ch[0].frames.tolist(), ch[0].values[:, 0].tolist()))
+        assert max(hidden) <= 2
+        shown = [f for f in range(3) if not hidden[max(k for k in hidden if k <= f)]]
+        assert shown == [i], n
+
+
+def test_frames_sharing_topology_still_become_shape_keys():
+    # frame 1 owns indices equal to frame 0's: nothing is lost as a shape key
+    pos1 = [(0, 0, 1), (1, 0, 1), (0, 1, 1)]
+    data = (fx.file_header() + fx.model_header(n_mesh=2, n_frame=2) + fx.mesh("k")
+            + fx.mesh("k", pos1, frame=1) + fx.material())
+    w = Warnings()
+    sc = to_scene(parse_bytes(data, w), ImportOptions(), w)
+    assert len(sc.meshes) == 1 and [k.name for k in sc.meshes[0].shape_keys] == ["Basis", "frame_1"]
+    assert not w.as_list()
+
+
 def test_bones_rest_skin_and_keys():
     sc = _scene(full_skinned_v2())
     arm = sc.armatures[0]
@@ -114,7 +153,8 @@ def test_bones_rest_skin_and_keys():
     assert arm.bones[1].extras == {"u3d_bone_frame": 3.0, "u3d_pass_on_bone_frame": False,
                                    "u3d_extra": b"BX".hex()}   # unknown chunk tail kept for the round trip
     skin = sc.meshes[0].skin
-    assert skin.weights[0].tolist() == [0.5, 0.25, 0.25] and skin.joints[0].tolist() == [0, 1, 0]
+    # indices 0, 1, 0 with weights 0.5, 0.25 and the implied 1 - 0.75: bone 0 twice, its weights summed
+    assert skin.weights[0].tolist() == [0.75, 0.25, 0.0] and skin.joints[0].tolist() == [0, 1, -1]
     body = _node(sc, "skin")
     assert sc.nodes[body.parent].kind == "ARMATURE" and body.parent_bone == ""
     chans = {(c.path, a.name): c for a in sc.animations for c in a.channels if c.bone == "child"}
@@ -128,6 +168,52 @@ def test_bones_rest_skin_and_keys():
     assert walk_loc.values[0] == pytest.approx([0, 0, 0], abs=1e-6)      # the key equals the rest
 
 
+@pytest.mark.parametrize("names,expect", [(("", ""), ["bone0", "bone1"]), (("same", "same"), ["same", "same.1"]),
+                                          (("", "bone0"), ["bone0", "bone0.1"])])
+def test_empty_and_repeated_bone_names_become_unique(names, expect):
+    w = Warnings()
+    sc = to_scene(parse_bytes(nameless_bones_v2(*names), w), ImportOptions(), w)
+    bones = sc.armatures[0].bones
+    assert [b.name for b in bones] == expect and [b.parent for b in bones] == [-1, 0]
+    # the file's name is kept where it changed
+    assert [b.extras.get("u3d_name") for b in bones] == [n if n != e else None for n, e in zip(names, expect)]
+    assert any("renamed" in x for x in w.as_list())
+    # no channel of bone "" (that would be the armature object itself): the keys go to the second bone
+    arm = next(i for i, n in enumerate(sc.nodes) if n.kind == "ARMATURE")
+    bone_chans = [c for a in sc.animations for c in a.channels if c.target == arm]
+    assert bone_chans and {c.bone for c in bone_chans} <= set(expect) and expect[1] in {c.bone for c in bone_chans}
+
+
+PROJECTIVE = (1, 0, 0, 0.5, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 3, 2)    # element 3 = 0.5, element 15 = 2
+
+
+@pytest.mark.parametrize("version", ["2.0", "1.0"])
+def test_matrices_that_are_not_affine_are_reported(version):
+    if version == "2.0":
+        data = (fx.file_header() + fx.model_header(n_bone=2) + fx.mesh("a") + fx.material()
+                + fx.bone(0, "bad", meshes=[0], matrices=[PROJECTIVE])
+                + fx.bone(1, "far", meshes=[0], matrices=[fx.translation(1e4, -2e3, 5e3)]))
+    else:
+        data = (fx.v1_header(n_bone=2) + fx.v1_mesh("a") + fx.v1_material()
+                + fx.v1_bone("bad", meshes=[0], matrices=[PROJECTIVE])
+                + fx.v1_bone("far", meshes=[0], matrices=[fx.translation(1e4, -2e3, 5e3)]))
+    w = Warnings()
+    model = parse_bytes(data, w)
+    assert [x for x in w.as_list() if "not affine" in x and "'bad'" in x]
+    assert not [x for x in w.as_list() if "'far'" in x]            # a large translation is fine
+    sc = to_scene(model, ImportOptions(), w)
+    # the appended mesh is placed by the affine part only: U3D translation (0, 0, 3) = Blender (0, 3, 0)
+    bad = next(n for n in sc.nodes if n.parent_bone == "bad")
+    assert bad.matrix == pytest.approx(np.array([[1, 0, 0, 0], [0, 1, 0, 3], [0, 0, 1, 0], [0, 0, 0, 1]]))
+
+
+def test_bone_parented_mesh_follows_a_renamed_bone():
+    data = (fx.file_header() + fx.model_header(n_mesh=1, n_bone=2) + fx.mesh("blade") + fx.material()
+            + fx.bone(0, "") + fx.bone(1, "", parent=0, meshes=[0], matrices=[fx.translation(0, 0, 2)]))
+    sc = _scene(data)
+    assert _node(sc, "blade").parent_bone == "bone1"
+
+
 def test_action_ranges_make_animations_and_markers():
     sc = _scene(full_skinned_v2())
     assert [(a.name, a.frame_start, a.frame_end) for a in sc.animations] == [("walk", 0, 2), ("run", 3, 5)]
@@ -136,6 +222,16 @@ def test_action_ranges_make_animations_and_markers():
     assert walk.frames.min() >= 0 and walk.frames.max() <= 2
     # linear scale key 1 -> 2 over frames 0..5, evaluated at the range end 2
     assert walk.values[list(walk.frames).index(2.0)] == pytest.approx([1.4, 1.4, 1.4])
+
+
+def test_reversed_or_too_long_action_ranges_are_reported():
+    data = (fx.file_header() + fx.model_header(n_frame=6) + fx.mesh() + fx.material()
+            + fx.actions([("bad", 5, 2), ("long", 3, 9), ("ok", 0, 3)]))
+    w = Warnings()
+    to_scene(parse_bytes(data, w), ImportOptions(), w)
+    assert [x for x in w.as_list() if "action range" in x and "'bad'" in x]
+    assert [x for x in w.as_list() if "action range" in x and "'long'" in x]
+    assert not [x for x in w.as_list() if "'ok'" in x]
 
 
 def test_meshes_appended_to_bones_are_bone_parented():

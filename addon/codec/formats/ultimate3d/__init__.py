@@ -5,13 +5,14 @@ to_scene() / from_scene() <-> the neutral Scene. The benchmark entry points
 are these four functions plus `encode_bytes`/`parse_bytes` for in-memory work.
 
 Where each decision of specs/ultimate3d-notes.md lives:
-- row-vector matrices, x y z w quaternions, key interpolation: transforms.py
+- row-vector matrices, x y z w quaternions, key interpolation: transforms.py;
+  the warning for matrices that are not affine (elements 3, 7, 11, 15): transforms.warn_not_affine
 - axes (Blender x y z = U3D X Z Y) and reversed winding: import_scene.scene_mesh,
   export_mesh.mesh_vertices
 - the compressed-normal typo and the v1 constants: normals.py
 - v1's lost types (nLOD WORD/DWORD, String names): read_v1.read_header
 - one shadow-geometry index buffer, Triangle16/32 by nVertex: read_v2._shadow
-- AES-128 ECB, zero-padded key, padding byte, wrong password: crypto.py
+- AES-128 ECB, zero-padded key (UTF-8 bytes, at most 16), padding byte, wrong password: crypto.py
 - the "*" default texture path: materials.resolve_texture
 - MeshToBone inverse as the rest pose, BoneFrame/PassOnBoneFrame: import_scene._Builder.skeleton
 - continue at chunk start + ChunkSize, unknown chunks/tails kept: read_v2.parse_chunks

@@ -3,7 +3,9 @@ import_scene: Blender (x, y, z) -> U3D (X, Z, Y), winding reversed, V flipped.
 
 Skinning in U3D demands exactly one mesh: skinned objects and objects
 parented to bones are merged into it; anything else is refused. Bone keys
-are baked at every integer frame of the timeline.
+are baked at every integer frame of the timeline. Objects that import made of
+one mesh's frames go back as those frames; other animation (object transforms,
+properties) cannot be stored and is reported.
 """
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ from ...axes import apply_points
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh as SMesh, Scene
 from .convert_v1 import to_v1
+from .crypto import password_key
 from .export_anim import action_ranges, bone_keys, shape_key_frames, timeline
 from .export_mesh import VertexData, mesh_vertices, set_layout
 from .export_skin import merge_skinned
+from .import_scene import file_bone_name
 from .materials import material_from_scene
 from .model import FLT_MAX, ActionRanges, Bone, FileHeader, Material, Mesh, Model, ModelHeader, ModelV1
 from .options import ExportOptions
@@ -41,6 +45,29 @@ class _Exporter:
             warnings.warn("only the first armature is exported (a .u3d model has one skeleton)")
         self.arm = self.arm_nodes[0] if self.arm_nodes else -1
         self.first, self.last = timeline(scene)
+        self.shape_key_nodes: set[int] = set()       # nodes whose shape-key animation became frames
+        self.frame_object_nodes: set[int] = set()    # one object per frame, shown in turn
+
+    def dropped_animation(self) -> None:
+        """Warn, once per object, about animation a .u3d file cannot hold: only bone keys, shape keys
+        baked into frames, and the visibility that shows frame objects in turn are exported."""
+        bones = set()
+        if self.arm >= 0:
+            bones = {b.name for b in self.sc.armatures[self.sc.nodes[self.arm].data].bones}
+        dropped: dict[int, set[str]] = {}
+        for a in self.sc.animations:
+            for c in a.channels:
+                if c.target == self.arm and c.bone in bones:
+                    continue
+                if c.target in self.shape_key_nodes and c.path.startswith("key_blocks["):
+                    continue
+                if c.target in self.frame_object_nodes and c.path in ("hide_viewport", "hide_render"):
+                    continue
+                dropped.setdefault(c.target, set()).add(f"bone {c.bone!r}" if c.bone else c.path)
+        for target, what in dropped.items():
+            name = self.sc.nodes[target].name if 0 <= target < len(self.sc.nodes) else f"#{target}"
+            self.warnings.warn(f"animation of {name!r} ({', '.join(sorted(what))}) not exported: a .u3d file "
+                               "animates only bones and frame meshes (shape keys)")
 
     # -- skeleton ------------------------------------------------------------------
     def rest_world(self) -> list[np.ndarray]:
@@ -60,7 +87,8 @@ class _Exporter:
             rest_local = np.linalg.inv(parent_rest) @ rest[i]
             keys = bone_keys(self.sc, self.arm, b.name, rest_local, self.first, self.last)
             pairs = appended.get(i, [])
-            out.append(Bone(i_bone=i, name=b.name, i_parent=0xFFFFFFFF if b.parent < 0 else b.parent,
+            out.append(Bone(i_bone=i, name=file_bone_name(b.name, b.extras),
+                            i_parent=0xFFFFFFFF if b.parent < 0 else b.parent,
                             bone_frame=float(b.extras.get("u3d_bone_frame", -1.0)),
                             pass_on_bone_frame=int(bool(b.extras.get("u3d_pass_on_bone_frame", True))),
                             meshes=np.array([p[0] for p in pairs], "<u4"),
@@ -107,27 +135,58 @@ class _Exporter:
         g = slots[fm]
         return np.where(g >= 0, g, 0).astype("<u2")
 
+    def _frame_groups(self) -> list[dict[int, int]]:
+        """Mesh objects in export order: {0: node} each, or {frame: node} for the objects that import made
+        of one mesh's frames ("u3d_frame_group"/"u3d_frame"; only without a skeleton). A second import of
+        the same file starts a new group when a frame repeats."""
+        out: list[dict[int, int]] = []
+        open_groups: dict[str, list[dict[int, int]]] = {}
+        for ni in self.mesh_nodes:
+            ex = self.sc.nodes[ni].extras
+            if self.arm >= 0 or "u3d_frame_group" not in ex or "u3d_frame" not in ex:
+                out.append({0: ni})
+                continue
+            f = int(ex["u3d_frame"])
+            groups = open_groups.setdefault(str(ex["u3d_frame_group"]), [])
+            group = next((g for g in groups if f not in g), None)
+            if group is None:
+                group = {}
+                groups.append(group)
+                out.append(group)
+            group[f] = ni
+        return out
+
     def rigid(self, rest: list[np.ndarray], layout, appended: dict) -> tuple[list[Mesh], int, int]:
         per_lod: dict[int, int] = {}
         out: list[Mesh] = []
         frames_total = 1
         groups = []
-        for ni in self.mesh_nodes:
-            node, sm = self.sc.nodes[ni], self.sc.meshes[self.sc.nodes[ni].data]
-            matrix, bone = self._placement(ni)
+        for members in self._frame_groups():
+            parts = {}
+            for f, ni in sorted(members.items()):
+                node, sm = self.sc.nodes[ni], self.sc.meshes[self.sc.nodes[ni].data]
+                matrix, bone = self._placement(ni)
+                ns = float(sm.extras.get("u3d_normal_scalar", 1.0))
+                # appended meshes keep their own space: MeshToBone carries the placement
+                vd = mesh_vertices(sm, None if bone >= 0 else matrix, ns, layout, self.v1)
+                parts[f] = (node, sm, vd, ns, bone, matrix, self._material_index(sm, vd.triangle_face))
+            node, sm, vd, ns, bone, matrix, mats = parts[min(parts)]
             lod = _lod_of(node)
             mpf = per_lod.get(lod, 0)
             per_lod[lod] = mpf + 1
-            ns = float(sm.extras.get("u3d_normal_scalar", 1.0))
-            # appended meshes keep their own space: MeshToBone carries the placement
-            vd = mesh_vertices(sm, None if bone >= 0 else matrix, ns, layout, self.v1)
-            frames = shape_key_frames(self.sc, ni, sm, self.first, self.last) if self.arm < 0 else None
+            frames = shape_key_frames(self.sc, members[min(parts)], sm, self.first, self.last) \
+                if self.arm < 0 and len(parts) == 1 else None
             if frames is not None:
                 frames_total = max(frames_total, len(frames))
-            groups.append((node, sm, vd, lod, mpf, ns, frames, bone, matrix))
+                self.shape_key_nodes.add(members[min(parts)])
+            if len(members) > 1 or "u3d_frame_group" in node.extras:
+                self.frame_object_nodes.update(members.values())
+            if len(parts) > 1:
+                frames_total = max(frames_total, max(parts) + 1)
+            groups.append((parts, lod, mpf, frames))
         tweening = 0
-        for node, sm, vd, lod, mpf, ns, frames, bone, matrix in groups:
-            mats = self._material_index(sm, vd.triangle_face)
+        for parts, lod, mpf, frames in groups:
+            node, sm, vd, ns, bone, matrix, mats = parts[min(parts)]
             base = _mesh(node.name, sm, vd, lod, mpf, 0, ns, mats,
                          vd.positions if frames is None else _frame_positions(frames, 0, vd, matrix))
             index = len(out)
@@ -137,6 +196,12 @@ class _Exporter:
             if frames_total > 1:
                 tweening |= bool(sm.extras.get("u3d_vertex_tweening", True))
                 for f in range(1, frames_total):
+                    # a frame object rules until the next one (as import shows them)
+                    own = max((k for k in parts if k <= f), default=min(parts))
+                    if own != min(parts):
+                        _, sm_f, vd_f, _, _, _, mats_f = parts[own]
+                        out.append(_mesh(node.name, sm_f, vd_f, lod, mpf, f, ns, mats_f, vd_f.positions))
+                        continue
                     pos = vd.positions if frames is None else _frame_positions(frames, f, vd, matrix)
                     m = _mesh(node.name, sm, vd, lod, mpf, f, ns, mats, pos)
                     m.triangles_owned, m.triangles, m.triangle_material = 0, None, None   # share frame 0's
@@ -222,7 +287,8 @@ def build(scene: Scene, v1: bool, warnings: Warnings) -> Model:
     if tmpl is not None:
         h.shader_pack_template_exists, h.shader_pack_template = 1, bytes.fromhex(str(tmpl))
     model = Model(file_header=FileHeader(), chunks=[h, *meshes, *mats, *bones], extras=wide)
-    ranges = action_ranges(scene, frames)
+    ex.dropped_animation()
+    ranges = action_ranges(scene, frames, warnings)
     if ranges:
         model.chunks.append(ActionRanges(ranges))
     for m in meshes:
@@ -238,6 +304,8 @@ def from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mode
     v1 = version == "1.0"
     if v1 and options.password:
         raise UnsupportedFeature("only .u3d v2.0 files can be encrypted; v1.0 encryption is undocumented")
+    if options.password:
+        password_key(options.password, UnsupportedFeature)     # refused before any work, as an option error
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):   # NaN/inf in a scene stay data
         model = build(scene, v1, warnings)
     if v1:

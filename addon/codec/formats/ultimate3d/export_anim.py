@@ -11,7 +11,7 @@ import numpy as np
 
 from ...axes import compose, decompose
 from ...scene import Channel, Mesh as SMesh, Scene
-from ...errors import UnsupportedFeature
+from ...errors import UnsupportedFeature, Warnings
 from .model import ROT_KEY, SCALE_KEY
 from .transforms import SWAP, quat_from_blender
 from .validate import MAX_FRAMES
@@ -128,7 +128,26 @@ def _from_collected(ranges: list[dict]) -> list[tuple[str, int, int]]:
     return sorted(out.values(), key=lambda t: (t[1], t[2]))
 
 
-def action_ranges(scene: Scene, n_frame: int) -> list[tuple[str, int, int]]:
+def action_ranges(scene: Scene, n_frame: int, warnings: Warnings | None = None) -> list[tuple[str, int, int]]:
+    """Named ranges inside the file's frames 0 .. n_frame - 1: a range reaching past them is cut to them,
+    one starting after them is dropped (with a warning each)."""
+    out = []
+    for name, first, last in _ranges(scene, n_frame):
+        last = max(first, last)
+        if first > n_frame - 1:
+            if warnings is not None:
+                warnings.warn(f"action range {name!r} [{first}, {last}] starts after the file's last frame "
+                              f"({n_frame - 1}): not exported")
+            continue
+        if last > n_frame - 1:
+            if warnings is not None:
+                warnings.warn(f"action range {name!r} [{first}, {last}] cut to the file's last frame ({n_frame - 1})")
+            last = n_frame - 1
+        out.append((name, first, last))
+    return out
+
+
+def _ranges(scene: Scene, n_frame: int) -> list[tuple[str, int, int]]:
     if scene.metadata.get("ranges"):
         return _from_collected(scene.metadata["ranges"])
     anims = [a for a in scene.animations if a.channels or "u3d_action_range" in a.extras]

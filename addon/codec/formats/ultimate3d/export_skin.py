@@ -15,6 +15,21 @@ from .model import Mesh
 MAX_INFLUENCES = 4
 
 
+def sum_repeated(joints: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One influence per bone and vertex: a bone listed again adds its weight to its first place, and
+    the repeat becomes unused (joint -1, weight 0). (V, K) in, (V, K) out, K small."""
+    j = np.array(joints, np.int64)
+    w = np.array(weights, np.float64)
+    for k in range(1, j.shape[1]):
+        done = np.zeros(len(j), bool)
+        for i in range(k):
+            same = ~done & (j[:, i] >= 0) & (j[:, i] == j[:, k])
+            w[same, i] += w[same, k]
+            done |= same
+        w[done, k], j[done, k] = 0.0, -1
+    return j, w
+
+
 def _influences(sm, vd, bone: int) -> tuple[np.ndarray, np.ndarray]:
     if sm.skin is None:
         n = len(vd.source_vertex)
@@ -51,6 +66,7 @@ def merge_skinned(parts, layout, v1: bool, warnings: Warnings, material_index) -
     k = max(w.shape[1] for w in weights)
     joints = np.concatenate([np.pad(j, ((0, 0), (0, k - j.shape[1])), constant_values=0) for j in joints])
     weights = np.concatenate([np.pad(w, ((0, 0), (0, k - w.shape[1]))) for w in weights])
+    joints, weights = sum_repeated(joints, weights)       # a bone named twice: one summed influence
     order = np.argsort(-weights, axis=1, kind="stable")
     joints = np.take_along_axis(joints, order, 1)
     weights = np.take_along_axis(weights, order, 1)

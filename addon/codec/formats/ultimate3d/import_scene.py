@@ -2,13 +2,17 @@
 Blender (x, y, z) = U3D (X, Z, Y), a reflection, so every triangle is reversed.
 
 One object per (iLOD, iMeshPerFrame); frames of a bone-less model become
-shape keys keyed so that Blender frame f shows file frame f; LoD > 0 objects
+shape keys keyed so that Blender frame f shows file frame f, or, when a frame
+has its own vertex count, triangles, materials or texture coordinates, one
+object per frame shown in turn; bones get unique non-empty names (the file's
+name kept in "u3d_name"); LoD > 0 objects
 go to collections "LOD<i>"; bones become one armature whose rest matrices are
 inverse(MeshToBoneSpace) for a skinned model (the notes: already model space),
 else the pose of frame 0; appended meshes keep MeshToBone relative to it.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +21,11 @@ from ...errors import Warnings
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
 from .convert_v1 import from_v1
+from .export_skin import sum_repeated
 from .materials import material_to_scene, uv_name
 from .model import Mesh, Model, ModelV1
 from .options import ImportOptions
-from .transforms import (SWAP, invertible, key_frames, local_matrices, matrix_to_blender, pose_channels,
+from .transforms import (SWAP, affine, invertible, key_frames, local_matrices, matrix_to_blender, pose_channels,
                          safe_inverse)
 from .validate import ROOT_V2, bone_depths
 
@@ -73,8 +78,15 @@ def _skin(m: Mesh) -> Skin:
     w = m.skin_weights.astype(np.float32)
     k = w.shape[1] + 1
     weights = np.concatenate([w, 1.0 - w.sum(1, keepdims=True)], 1)   # the implied last weight
-    joints = m.bone_indices[:, :k].astype(np.int32)
-    return Skin(armature=0, joints=joints, weights=weights.astype(np.float32))
+    # a bone may be listed twice for one vertex (indices 0, 1, 0): its weights add up
+    joints, weights = sum_repeated(m.bone_indices[:, :k], weights)
+    return Skin(armature=0, joints=joints.astype(np.int32), weights=weights.astype(np.float32))
+
+
+def _same_set(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return np.array_equal(a, b, equal_nan=True)
 
 
 class _Builder:
@@ -87,6 +99,7 @@ class _Builder:
         self.arm_node = -1
         self.rest_world: list[np.ndarray] = []
         self.bone_length = 0.1
+        self.bone_names: list[str] = []
 
     # -- materials -------------------------------------------------------------
     def materials(self) -> dict[int, int]:
@@ -103,18 +116,20 @@ class _Builder:
         bones = self.model.bones
         if not bones:
             return
+        # read() warned about matrices that are not affine: only their affine part is used
+        m2b = [affine(b.mesh_to_bone) for b in bones]
         parents = [b.i_parent for b in bones]
         depth = bone_depths(parents, ROOT_V2)
         rest = [None] * len(bones)
         skinned = self.h.n_skin_weight > 0
         for i in sorted(range(len(bones)), key=lambda j: depth[j]):
             b = bones[i]
-            if skinned and len(b.mesh_to_bone) and not invertible(b.mesh_to_bone[0]):
+            if skinned and len(m2b[i]) and not invertible(m2b[i][0]):
                 self.warnings.warn(f"bone {b.name!r}: MeshToBoneSpace cannot be inverted; rest from frame 0")
-            if skinned and len(b.mesh_to_bone) and invertible(b.mesh_to_bone[0]):
+            if skinned and len(m2b[i]) and invertible(m2b[i][0]):
                 # the notes: the skinned mesh sits at identity at rest, so inverse(MeshToBone) is already
                 # the bone's model-space rest; no parent product
-                rest[i] = safe_inverse(matrix_to_blender(b.mesh_to_bone[0]))
+                rest[i] = safe_inverse(matrix_to_blender(m2b[i][0]))
             else:
                 # rigid meshes do not define a rest pose: use the pose of frame 0
                 local = local_matrices(b.scaling_keys, b.translation_keys, b.rotation_keys, np.zeros(1))[0]
@@ -124,12 +139,19 @@ class _Builder:
                     rest[i] = np.eye(4) if b.i_parent == ROOT_V2 else rest[b.i_parent].copy()
         self.rest_world = rest
         self.bone_length = bone_length(rest)
+        self.bone_names = names = unique_bone_names([b.name for b in bones])
+        renamed = [i for i, b in enumerate(bones) if names[i] != b.name]
+        if renamed:
+            self.warnings.warn(f"{len(renamed)} bone(s) with an empty or repeated name renamed (e.g. "
+                               f"{bones[renamed[0]].name!r} -> {names[renamed[0]]!r}); export writes the file's names")
         arm = Armature(name=f"{self.stem}_armature")
         for i, b in enumerate(bones):
-            arm.bones.append(SBone(name=b.name, parent=-1 if b.i_parent == ROOT_V2 else b.i_parent, matrix=rest[i],
+            arm.bones.append(SBone(name=names[i], parent=-1 if b.i_parent == ROOT_V2 else b.i_parent, matrix=rest[i],
                                    length=self.bone_length,
                                    extras={"u3d_bone_frame": float(b.bone_frame),
                                            "u3d_pass_on_bone_frame": bool(b.pass_on_bone_frame)}))
+            if names[i] != b.name:
+                arm.bones[-1].extras[FILE_NAME] = b.name     # the file's own name, for the round trip
             if b.extra:
                 arm.bones[-1].extras["u3d_extra"] = b.extra.hex()
         self.sc.armatures.append(arm)
@@ -148,7 +170,7 @@ class _Builder:
             t, q, s = pose_channels(rest_local, local)
             f = frames.astype(np.float64)
             for path, vals in (("location", t), ("rotation_quaternion", q), ("scale", s)):
-                self.channels.append(Channel(target=self.arm_node, path=path, frames=f, values=vals, bone=b.name))
+                self.channels.append(Channel(target=self.arm_node, path=path, frames=f, values=vals, bone=names[i]))
 
     # -- meshes ----------------------------------------------------------------
     def meshes(self, mat_index: dict[int, int]) -> None:
@@ -156,7 +178,7 @@ class _Builder:
         owners = {(m.i_lod, m.i_mesh_per_frame): m for m in meshes if m.i_frame == 0 and m.triangles_owned}
         appended: dict[int, list[tuple[int, np.ndarray]]] = {}
         for bi, b in enumerate(self.model.bones):
-            for mi, m2b in zip(b.meshes, b.mesh_to_bone):
+            for mi, m2b in zip(b.meshes, affine(b.mesh_to_bone)):
                 appended.setdefault(int(mi), []).append((bi, m2b))
         groups: dict[tuple[int, int], dict[int, int]] = {}
         for i, m in enumerate(meshes):
@@ -187,7 +209,7 @@ class _Builder:
                 node.parent = self.arm_node
             elif bi >= 0:
                 # MeshToWorld = MeshToBone * BoneToWorld: MeshToBone is the placement in the bone's frame
-                node.parent, node.parent_bone = self.arm_node, self.model.bones[bi].name
+                node.parent, node.parent_bone = self.arm_node, self.bone_names[bi]
                 node.matrix = matrix_to_blender(m2b)
             out.append(self.sc.add_node(node))
         return out
@@ -196,7 +218,7 @@ class _Builder:
         """Frame-based animation: one shape key per file frame, keyed to show frame f at frame f."""
         meshes = self.model.meshes
         order = sorted(frames)
-        if any(len(meshes[frames[f]].positions) != len(sm.positions) for f in order):
+        if not self._shape_key_frames(frames, owners):
             self._frame_objects(frames, owners, mat_index, lod, extras, nodes)
             return
         sm.shape_keys.append(ShapeKey(name="Basis", positions=sm.positions))
@@ -213,18 +235,51 @@ class _Builder:
                 self.channels.append(Channel(target=n, path=f'key_blocks["{name}"].value', frames=kf, values=vals,
                                              interpolation=interp))
 
+    def _shape_key_frames(self, frames: dict[int, int], owners) -> bool:
+        """Shape keys hold positions only: every frame must share frame 0's vertex count, triangles,
+        triangle materials and texture coordinates."""
+        meshes, n_mat = self.model.meshes, self.h.n_material
+        order = sorted(frames)
+        base = meshes[frames[order[0]]]
+        tris, mats = _triangles(base, owners), _materials_of(base, owners, n_mat)
+        for f in order[1:]:
+            m = meshes[frames[f]]
+            if len(m.positions) != len(base.positions):
+                return False
+            if m.triangles_owned and not (np.array_equal(m.triangles, tris) and
+                                          np.array_equal(_materials_of(m, owners, n_mat), mats)):
+                return False
+            if not all(_same_set(a, b) for a, b in zip(m.texcoords, base.texcoords)):
+                return False
+        return True
+
     def _frame_objects(self, frames, owners, mat_index, lod, extras, nodes) -> None:
-        """Frames with different vertex counts cannot be shape keys: one object per frame, shown in turn."""
-        self.warnings.warn("frames differ in vertex count: imported as one object per frame")
+        """Frames that shape keys cannot hold (another vertex count, their own triangles, materials or
+        texture coordinates): one object per frame, shown in turn. "u3d_frame_group" and "u3d_frame" let
+        the export put them back together as the frames of one mesh."""
         meshes = self.model.meshes
-        for f in sorted(frames)[1:]:
+        order = sorted(frames)
+        group = frames[order[0]]        # the file index of the first frame's mesh: unique in the file
+        name = meshes[group].name
+        self.warnings.warn(f"mesh {name!r}: its frames differ in vertex count, triangles, materials or texture "
+                           "coordinates: imported as one object per frame")
+        tween = bool(self.h.vertex_tweening)
+        for n in nodes:
+            self.sc.nodes[n].extras.update(u3d_frame=order[0], u3d_frame_group=group)
+            self.sc.meshes[self.sc.nodes[n].data].extras["u3d_vertex_tweening"] = tween
+        for f in order[1:]:
             m = meshes[frames[f]]
             sm = scene_mesh(m, _triangles(m, owners), _materials_of(m, owners, self.h.n_material), mat_index)
             sm.name = f"{m.name}_frame{f}"
-            nodes += self._mesh_nodes(sm, frames[f], {}, lod, dict(extras, u3d_frame=f))
-        for f, n in zip(sorted(frames), nodes):
-            kf = np.array([0.0, float(f), f + 1.0]) if f else np.array([0.0, 1.0])
-            vis = (kf != f).astype(np.float64)[:, None]
+            sm.extras["u3d_vertex_tweening"] = tween
+            nodes += self._mesh_nodes(sm, frames[f], {}, lod, dict(extras, u3d_frame=f, u3d_frame_group=group))
+        last = self.h.n_frame - 1
+        for i, (f, n) in enumerate(zip(order, nodes)):
+            # shown from its frame until the next frame's mesh takes over (no key past the file's last frame)
+            until = order[i + 1] if i + 1 < len(order) else last + 1
+            kf = np.array(sorted({0.0, float(f), float(until)}))
+            kf = kf[kf <= last]
+            vis = ((kf < f) | (kf >= until)).astype(np.float64)[:, None]
             for path in ("hide_viewport", "hide_render"):
                 self.channels.append(Channel(target=n, path=path, frames=kf, values=vis, interpolation="CONSTANT"))
 
@@ -239,6 +294,9 @@ class _Builder:
                                                     channels=self.channels))
             return
         for name, first, end in actions:
+            if end < first or end > last:
+                self.warnings.warn(f"action range {name!r} [{first}, {end}] is reversed or reaches past the "
+                                   f"file's last frame ({last})")
             self.sc.animations.append(Animation(name=name, frame_start=first, frame_end=end,
                                                 channels=[slice_channel(c, first, end) for c in self.channels],
                                                 # NLA strips, one per range: an active action would hide the others
@@ -263,6 +321,35 @@ class _Builder:
             if n.kind == "MESH":
                 n.extras.update(model_wide)
         return self.sc
+
+
+FILE_NAME = "u3d_name"     # bone extras: the file's name of a bone renamed on import
+
+
+def unique_bone_names(names: list[str]) -> list[str]:
+    """Every bone a unique, non-empty name (a channel of bone "" means the object itself):
+    "bone<i>" for an empty name, "<name>.<i>" for a repeat, in file order."""
+    used: set[str] = set()
+    out = []
+    for i, name in enumerate(names):
+        cand = name if name and name not in used else (f"{name}.{i}" if name else f"bone{i}")
+        k = 0
+        while cand in used:
+            k += 1
+            cand = f"{name or 'bone'}.{i}.{k}"
+        used.add(cand)
+        out.append(cand)
+    return out
+
+
+def file_bone_name(name: str, extras: dict) -> str:
+    """The name to write: the file's own name of a bone that import renamed, unless renamed since."""
+    original = extras.get(FILE_NAME)
+    if original is None:
+        return name
+    original = str(original)
+    stem = re.escape(original) if original else "bone"
+    return original if re.fullmatch(rf"{stem}\d*(\.\d+)*", name) else name
 
 
 def bone_length(rest: list[np.ndarray]) -> float:

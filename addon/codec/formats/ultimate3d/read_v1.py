@@ -13,6 +13,7 @@ from ...binary import Reader
 from ...errors import FormatError, Warnings
 from .model import (ROT_KEY_V1, SCALE_KEY_V1, V1_MAGIC, BoneV1, HeaderV1, MaterialV1, MeshV1, ModelV1,
                     TextureV1)
+from .transforms import warn_not_affine
 from .validate import MAX_FRAMES, bone_depths
 
 MESH_ID = b"$U3D_MESH\0"
@@ -192,6 +193,7 @@ def read(data: bytes, warnings: Warnings, source: str = "") -> ModelV1:
     if model.trailing:
         warnings.warn(f"{len(model.trailing)} bytes after the last record kept as they are", r.pos - len(model.trailing))
     _validate(model)
+    warn_not_affine(model.bones, warnings, "BONE")
     return model
 
 

@@ -28,6 +28,37 @@ def matrix_from_blender(m: np.ndarray) -> np.ndarray:
     return np.swapaxes(P4 @ np.asarray(m, np.float64) @ P4, -1, -2)
 
 
+AFFINE_TOLERANCE = 1e-4
+
+
+def not_affine(m_row: np.ndarray) -> np.ndarray:
+    """Per (..., 4, 4) U3D matrix: elements 3, 7, 11 not about 0 or 15 not about 1 (the notes: a
+    row-vector matrix keeps its translation in 12, 13, 14 and nothing projective)."""
+    m = np.asarray(m_row, np.float64)
+    ok = np.all(np.abs(m[..., :3, 3]) <= AFFINE_TOLERANCE, -1) & (np.abs(m[..., 3, 3] - 1.0) <= AFFINE_TOLERANCE)
+    return ~ok
+
+
+def affine(m_row: np.ndarray) -> np.ndarray:
+    """The affine part of U3D matrices: elements 3, 7, 11 set to 0 and 15 to 1 (a copy)."""
+    m = np.array(m_row, np.float64)
+    m[..., :3, 3] = 0.0
+    m[..., 3, 3] = 1.0
+    return m
+
+
+def warn_not_affine(bones, warnings, path: str = "$U3D_BONE", offsets: dict | None = None) -> None:
+    """The notes' check, on read: one warning per bone whose MeshToBoneSpace matrices are not affine."""
+    for i, b in enumerate(bones):
+        if len(b.mesh_to_bone) and not_affine(b.mesh_to_bone).any():
+            bad = [int(k) for k in np.flatnonzero(not_affine(b.mesh_to_bone))]
+            m = np.asarray(b.mesh_to_bone[bad[0]], np.float64).reshape(-1)
+            warnings.warn(f"bone {b.name!r}: MeshToBoneSpace matrix {bad[0]} is not affine (elements 3, 7, 11 = "
+                          f"{m[3]:g}, {m[7]:g}, {m[11]:g}, should be 0; element 15 = {m[15]:g}, should be 1): "
+                          "only its affine part is used (a file with column-vector matrices would look like this)",
+                          (offsets or {}).get(id(b)), f'{path}[{i}] "{b.name}"')
+
+
 def quat_to_blender(q_xyzw: np.ndarray) -> np.ndarray:
     q = np.asarray(q_xyzw, np.float64)
     return np.stack([q[..., 3], -q[..., 0], -q[..., 2], -q[..., 1]], -1)

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...errors import FormatError, Warnings
 from .model import Bone, Material, Mesh, Model
+from .transforms import warn_not_affine
 
 ROOT_V2 = 0xFFFFFFFF
 
@@ -60,6 +61,7 @@ def validate(model: Model, offsets: dict[int, int], warnings: Warnings) -> None:
         seen.add(m.i_material)
     _check_meshes(model, meshes, offsets, warnings)
     _check_bones(model, bones, len(meshes), offsets)
+    warn_not_affine(bones, warnings, offsets=offsets)
 
 
 def _check_meshes(model: Model, meshes: list[Mesh], offsets, warnings: Warnings) -> None:
