@@ -307,6 +307,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
         if ob.users_collection and ob.users_collection[0] != context.scene.collection:
             node.collection = ob.users_collection[0].name
         node.hide = ob.hide_render
+        node.cast_shadow = bool(getattr(ob, "visible_shadow", True))
         if ob.type == "MESH":
             node.data = c.mesh(ob)
         elif ob.type == "CAMERA":

@@ -230,3 +230,148 @@ def test_tcb_keys_give_the_hermite_curve(clean, tmp_path):
     # a curve, not a straight line: at frame 20 the Hermite value is off the chord by about 2 in X
     bpy.context.scene.frame_set(20)
     assert abs(ob.location.x - 25.0) > 1.0
+
+
+# -- flags, materials, frame range and mirrors through Blender -----------------------------
+def _parse(path):
+    from addon.codec.formats.studio3ds.read import parse
+    return parse(path.read_bytes())
+
+
+def _flag_file(tmp_path):
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, ids, kf_node, obj, trimesh
+    from addon.codec.formats.studio3ds.model import Chunk
+    vflags = np.array([0, 1, 2, 0x8000, 5, 0, 7, 9], np.uint16)
+    tri = trimesh(CUBE_POINTS, CUBE_TRIS, vertex_flags=vflags)
+    tri.add(ids.MESH_COLOR, 5)
+    box = obj("Box", Chunk(ids.OBJ_HIDDEN), Chunk(ids.OBJ_DOESNT_CAST), Chunk(ids.OBJ_DONT_RCVSHADOW), tri)
+    plain = obj("Plain", trimesh(CUBE_POINTS + 3, CUBE_TRIS))
+    path = tmp_path / "flags.3ds"
+    path.write_bytes(build([box, plain], kf_nodes=[kf_node(0, "Box"), kf_node(1, "Plain")]))
+    return path, vflags
+
+
+def test_shadow_and_visibility_flags(clean, tmp_path):
+    from tests.codec.fixtures_3ds import ids
+    path, _ = _flag_file(tmp_path)
+    _import(path)
+    box, plain = bpy.data.objects["Box"], bpy.data.objects["Plain"]
+    assert box.hide_viewport and box.hide_render and not plain.hide_render
+    assert not box.visible_shadow and plain.visible_shadow
+    assert box.get("3ds_no_receive_shadows") == 1 and "3ds_no_receive_shadows" not in plain
+    out = tmp_path / "out.3ds"
+    _export(out)
+    objs = {o.data: o for o in _parse(out).editor().find_all(ids.OBJECT)}
+    assert objs["Box"].has(ids.OBJ_HIDDEN) and objs["Box"].has(ids.OBJ_DONT_RCVSHADOW)
+    assert not any(objs["Plain"].has(c) for c in (ids.OBJ_HIDDEN, ids.OBJ_DONT_RCVSHADOW, ids.OBJ_DOESNT_CAST))
+    # changed in Blender: shown again, so no hidden flag
+    box.hide_render = False
+    _export(out)
+    assert not {o.data: o for o in _parse(out).editor().find_all(ids.OBJECT)}["Box"].has(ids.OBJ_HIDDEN)
+
+
+def test_doesnt_cast_shadow_survives_export_from_blender(clean, tmp_path):
+    from tests.codec.fixtures_3ds import ids
+    path, _ = _flag_file(tmp_path)
+    _import(path)
+    out = tmp_path / "out.3ds"
+    _export(out)
+    objs = {o.data: o for o in _parse(out).editor().find_all(ids.OBJECT)}
+    assert objs["Box"].has(ids.OBJ_DOESNT_CAST)
+
+
+def test_vertex_flags_and_object_colour_survive_blender(clean, tmp_path):
+    from tests.codec.fixtures_3ds import ids
+    path, vflags = _flag_file(tmp_path)
+    _import(path)
+    out = tmp_path / "out.3ds"
+    _export(out)
+    tri = {o.data: o for o in _parse(out).editor().find_all(ids.OBJECT)}["Box"].find(ids.N_TRI_OBJECT)
+    # Blender may reorder nothing here: 8 vertices, no UV seams
+    np.testing.assert_array_equal(tri.value(ids.POINT_FLAG_ARRAY).flags, vflags)
+    assert tri.value(ids.MESH_COLOR) == 5
+
+
+def test_material_fields_survive_a_round_trip_through_blender(clean, tmp_path):
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, ids, obj, trimesh
+    from tests.codec.test_3ds_materials import full_material
+    src = tmp_path / "mat.3ds"
+    src.write_bytes(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("Full", range(12))]))],
+                          materials=[full_material()]))
+    _import(src)
+    mat = bpy.data.objects["Box"].data.materials[0]
+    bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    assert bsdf.inputs["Emission Strength"].default_value == pytest.approx(0.5)      # 0xA084 50%
+    out = tmp_path / "out.3ds"
+    _export(out)
+    a = _parse(src).editor().find(ids.MAT_ENTRY)
+    b = _parse(out).editor().find(ids.MAT_ENTRY)
+    pct = {ids.MAT_SHININESS: 40, ids.MAT_SHIN2PCT: 30, ids.MAT_TRANSPARENCY: 25, ids.MAT_XPFALL: 10,
+           ids.MAT_SELF_ILPCT: 50}
+    for cid, v in pct.items():
+        assert b.find(cid).value(ids.INT_PERCENT) == v, ids.name_of(cid)
+    for cid in (ids.MAT_TWO_SIDE, ids.MAT_ADDITIVE, ids.MAT_WIRE):
+        assert b.has(cid), ids.name_of(cid)
+    assert b.value(ids.MAT_SHADING) == 2
+    assert b.find(ids.MAT_DIFFUSE).value(ids.COLOR_24) == (255, 0, 51)
+    for cid in ids.MAPS:
+        if a.find(cid) is None:
+            continue
+        ma, mb = a.find(cid), b.find(cid)
+        assert mb is not None, hex(cid)
+        assert mb.value(ids.MAT_MAPNAME) == ma.value(ids.MAT_MAPNAME)
+        assert mb.value(ids.INT_PERCENT) == ma.value(ids.INT_PERCENT)
+        for f in (ids.MAT_MAP_TILING, ids.MAT_MAP_USCALE, ids.MAT_MAP_VSCALE, ids.MAT_MAP_UOFFSET,
+                  ids.MAT_MAP_VOFFSET, ids.MAT_MAP_ANG):
+            if ma.value(f) is not None:
+                assert mb.value(f) == pytest.approx(ma.value(f), abs=1e-5), (hex(cid), hex(f))
+
+
+def test_self_illumination_from_a_blender_material(clean, tmp_path):
+    from tests.codec.fixtures_3ds import ids
+    bpy.ops.mesh.primitive_cube_add()
+    mat = bpy.data.materials.new("Glow")
+    mat.use_nodes = True
+    bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    bsdf.inputs["Emission Color"].default_value = (1, 1, 1, 1)
+    bsdf.inputs["Emission Strength"].default_value = 0.3
+    bpy.context.object.data.materials.append(mat)
+    out = tmp_path / "glow.3ds"
+    _export(out)
+    assert _parse(out).editor().find(ids.MAT_ENTRY).find(ids.MAT_SELF_ILPCT).value(ids.INT_PERCENT) == 30
+
+
+def test_implausible_frame_range_imports_with_the_keys_span(clean, tmp_path):
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, ids, kf_node, obj, track, trimesh
+    node = kf_node(0, "Box")
+    node.children[2] = track(ids.POS_TRACK, [0, 10], [[0, 0, 0], [1, 1, 1]])
+    path = tmp_path / "seg.3ds"
+    path.write_bytes(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS))], kf_nodes=[node], seg=(0, 0xFFFFFFFF)))
+    _import(path)
+    assert (bpy.context.scene.frame_start, bpy.context.scene.frame_end) == (0, 10)
+
+
+def test_mirrored_object_exports_where_assimp_places_it_and_comes_back_outward(clean, tmp_path):
+    from tests.codec.fixtures_3ds import assimp_objects, outward
+    import mathutils
+    bpy.ops.mesh.primitive_cube_add(size=1, location=(5, 0, 0))
+    bpy.context.object.data.transform(mathutils.Matrix.Translation((0.5, 0.5, 0.5)))   # local 0..1: not symmetric
+    bpy.context.object.scale = (-1, 1, 1)
+    bpy.context.view_layer.update()
+    before = _all_bounds()
+    out = tmp_path / "mir.3ds"
+    _export(out)
+    ((_, p, tris, box),) = assimp_objects(out, tmp_path)
+    np.testing.assert_allclose(box, before[0], atol=1e-4)
+    assert outward(p, tris).all()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    (ob,) = _import(out)
+    np.testing.assert_allclose(np.array(_all_bounds()), np.array(before), atol=1e-4)
+    assert np.linalg.det(np.array(ob.matrix_world)[:3, :3]) > 0
+    np.testing.assert_allclose(before[0], (4, 0, 0, 5, 1, 1), atol=1e-5)
+    m = np.array(ob.matrix_world)
+    centre = np.array([4.5, 0.5, 0.5])
+    for poly in ob.data.polygons:
+        n = np.linalg.inv(m[:3, :3]).T @ np.array(poly.normal)
+        c = m[:3, :3] @ np.array(poly.center) + m[:3, 3]
+        assert n @ (c - centre) > 0

@@ -122,3 +122,39 @@ def build_lib3ds_placer(folder: Path):
             rows.setdefault(p[0] + ("." + p[1] if p[1] else ""), []).append(np.array(p[18:24], float))
         return rows
     return run
+
+
+def assimp_objects(path, folder: Path) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Every mesh node as assimp places it: (node name, world points, triangles, bounds (6,)), in 3DS axes.
+
+    From `assimp export -fassjson`: node transformations are row-major 4x4; the root node's is
+    assimp's Z-up -> Y-up turn, left out here so that the points stay in the file's axes."""
+    import json
+    import subprocess
+    out = Path(folder) / (Path(path).stem + ".json")
+    subprocess.run(["assimp", "export", str(path), str(out), "-fassjson"], capture_output=True, check=True,
+                   timeout=60)
+    d = json.loads(out.read_text())
+    found = []
+
+    def walk(node, parent_world, is_root):
+        m = np.eye(4) if is_root else parent_world @ np.array(node["transformation"], float).reshape(4, 4)
+        if node.get("meshes"):
+            pts, tris = [], []
+            for k in node["meshes"]:
+                v = np.array(d["meshes"][k]["vertices"], float).reshape(-1, 3)
+                tris.append(np.array(d["meshes"][k]["faces"], np.int64).reshape(-1, 3) + sum(map(len, pts)))
+                pts.append(v @ m[:3, :3].T + m[:3, 3])
+            p = np.vstack(pts)
+            found.append((node["name"], p, np.vstack(tris), np.r_[p.min(0), p.max(0)]))
+        for c in node.get("children", []):
+            walk(c, m, False)
+    walk(d["rootnode"], np.eye(4), True)
+    return found
+
+
+def outward(points: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """Per triangle: does its winding (counter-clockwise = front) face away from the points' centre?"""
+    t = np.asarray(points, np.float64)[np.asarray(tris)]
+    n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    return np.einsum("ij,ij->i", n, t.mean(1) - np.asarray(points, np.float64).mean(0)) > 0

@@ -248,3 +248,56 @@ def test_roll_from_a_built_scene_with_a_turning_target():
     assert cam[6] == pytest.approx(20.0, abs=1e-3)
     a = math.radians(20)
     assert roll_of([0, 0, 0], [0, 1, 0], [-math.sin(a), 0, math.cos(a)]) == pytest.approx(20.0)
+
+
+# -- light colour, hotspot and falloff tracks -------------------------------------------------
+def spot_file() -> bytes:
+    spot = Chunk(ids.N_DIRECT_LIGHT, (0.0, 0.0, 10.0), [
+        Chunk(ids.COLOR_F, (1.0, 1.0, 1.0)), Chunk(ids.DL_SPOTLIGHT, (0.0, 0.0, 0.0, 20.0, 40.0))])
+    col = track(ids.COL_TRACK, [0, 10, 30], [[1, 0, 0], [0, 1, 0], [0.2, 0.4, 1]], key_flags=[0, 1, 0],
+                tcb=tcb_rows(t=0.5))
+    hot = track(ids.HOT_TRACK, [0, 30], [[20.0], [35.0]])
+    fall = track(ids.FALL_TRACK, [0, 15, 30], [[40.0], [60.0], [45.0]], flags=0x43)
+    node = kf_node(0, "Spot", tag=ids.SPOTLIGHT_NODE_TAG, pos=(0, 0, 10), extra=[col, hot, fall])
+    tnode = kf_node(1, "Spot", tag=ids.L_TARGET_NODE_TAG, pos=(0, 0, 0))
+    return build([obj("Spot", spot)], kf_nodes=[node, tnode], seg=(0, 30))
+
+
+def test_light_colour_and_falloff_tracks_are_read_as_channels():
+    sc = load_bytes(spot_file())
+    chans = {c.path: c for c in sc.animations[0].channels}
+    np.testing.assert_allclose(chans["data.color"].frames, [0, 10, 30])
+    np.testing.assert_allclose(chans["data.color"].values, [[1, 0, 0], [0, 1, 0], [0.2, 0.4, 1]], atol=1e-6)
+    np.testing.assert_allclose(chans["data.spot_size"].frames, [0, 15, 30])
+    np.testing.assert_allclose(chans["data.spot_size"].values[:, 0], np.radians([40, 60, 45]), atol=1e-6)
+    node = next(n for n in sc.nodes if n.kind == "LIGHT")
+    assert node.extras["3ds_track_hot_keys"] == [[0.0, 20.0], [30.0, 35.0]]
+    assert node.extras["3ds_track_fall_flags"] == 0x43
+    # the colour curve follows the TCB keys (tension 0.5 at the middle key) between them
+    assert chans["data.color"].interpolation == "BEZIER"
+
+
+def test_light_colour_hotspot_and_falloff_tracks_are_written_back():
+    src = parse(spot_file()).keyframer().find(ids.SPOTLIGHT_NODE_TAG)
+    out = parse(export(load_bytes(spot_file()))).keyframer().find(ids.SPOTLIGHT_NODE_TAG)
+    for cid in (ids.COL_TRACK, ids.HOT_TRACK, ids.FALL_TRACK):
+        a, b = src.value(cid), out.value(cid)
+        assert b is not None, hex(cid)
+        np.testing.assert_array_equal(b.frames, a.frames)
+        np.testing.assert_allclose(b.values, a.values, atol=1e-5)
+        assert b.flags == a.flags
+        np.testing.assert_array_equal(b.key_flags, a.key_flags)
+    np.testing.assert_allclose(out.value(ids.COL_TRACK).tcb[1, 0], 0.5)
+
+
+def test_falloff_animated_in_a_scene_is_written_in_degrees():
+    from addon.codec.scene import Light
+    sc = Scene(lights=[Light("S", "SPOT", spot_size=math.radians(30))])
+    sc.nodes.append(Node("S", "LIGHT", 0))
+    sc.animations.append(Animation("A", 0, 10, channels=[
+        Channel(0, "data.spot_size", np.array([0.0, 10.0]), np.radians([[30.0], [90.0]])),
+        Channel(0, "data.color", np.array([0.0, 10.0]), np.array([[1.0, 1, 1], [0, 0, 1]]))]))
+    node = parse(export(sc)).keyframer().find(ids.SPOTLIGHT_NODE_TAG)
+    np.testing.assert_allclose(node.value(ids.FALL_TRACK).values[:, 0], [30, 90], atol=1e-4)
+    np.testing.assert_allclose(node.value(ids.COL_TRACK).values, [[1, 1, 1], [0, 0, 1]])
+    assert node.value(ids.HOT_TRACK) is None

@@ -154,3 +154,26 @@ def test_random_corruption_never_escapes_as_another_exception():
             _load(bytes(b))
         except FormatError:
             pass
+
+
+@pytest.mark.parametrize("seg,expect,warned", [((0, 0xFFFFFFFF), (0, 10), True), ((50, 10), (0, 10), True),
+                                               ((0, 100), (0, 100), False), ((5, 5), (5, 5), False)])
+def test_implausible_frame_range_is_a_warning_and_the_raw_segment_is_kept(seg, expect, warned):
+    from addon.codec.formats.studio3ds.write import encode_bytes
+    from .fixtures_3ds import track
+    node = kf_node(0, "Box")
+    node.children[2] = track(ids.POS_TRACK, [0, 10], [[0, 0, 0], [1, 1, 1]])
+    data = build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS))], kf_nodes=[node], seg=seg)
+    model = parse(data)
+    w = Warnings()
+    sc = to_scene(model, ImportOptions(), w)
+    assert (sc.frame_start, sc.frame_end) == expect
+    assert (sc.animations[0].frame_start, sc.animations[0].frame_end) == expect
+    msgs = [x for x in w.as_list() if "implausible frame range" in x]
+    assert bool(msgs) == warned
+    if warned:
+        assert "KF_SEGMENT" in msgs[0] and str(seg[1]) in msgs[0]
+    # the header's length (written as the segment end by the fixture) is only kept when it fits
+    assert ("3ds_kf_length" in sc.animations[0].extras) == (seg[1] < 2 ** 31)
+    assert model.keyframer().value(ids.KFSEG) == seg
+    assert encode_bytes(model) == data                             # the raw values are written back

@@ -13,6 +13,7 @@ from addon.codec.formats.studio3ds import from_scene
 from addon.codec.formats.studio3ds.keyframer import sample
 from addon.codec.formats.studio3ds.read import parse
 from addon.codec.formats.studio3ds.write import encode_bytes
+from addon.codec.formats.studio3ds.model import Chunk
 from addon.codec.scene import Animation, Camera, Channel, Image, Light, Material, Mesh, Node, Scene, TextureSlot
 
 from .fixtures_3ds import ASSETS, CUBE_POINTS, CUBE_TRIS, GOOD
@@ -165,13 +166,40 @@ def test_rotation_is_written_as_inverted_deltas():
     np.testing.assert_allclose(np.abs(rot.values[1:, 3]), [1, 1], atol=1e-6)
 
 
-def test_big_meshes_are_split_with_a_warning():
-    n = 260                                                     # 261 x 261 grid: 68121 vertices
+def big_grid(n=260):
+    """A (n+1) x (n+1) grid: 68121 vertices and 135200 triangles for n = 260."""
     g = np.stack(np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij"), -1).reshape(-1, 2)
     pts = np.column_stack([g, np.zeros(len(g))]).astype(np.float32)
     idx = np.arange((n + 1) ** 2).reshape(n + 1, n + 1)
     a, b, c, d = idx[:-1, :-1].ravel(), idx[1:, :-1].ravel(), idx[1:, 1:].ravel(), idx[:-1, 1:].ravel()
-    tris = np.concatenate([np.column_stack([a, b, c]), np.column_stack([a, c, d])])
+    return pts, np.concatenate([np.column_stack([a, b, c]), np.column_stack([a, c, d])])
+
+
+def test_split_part_names_skip_names_other_objects_have():
+    pts, tris = big_grid()
+    far = np.eye(4)
+    far[:3, 3] = (1000, 0, 0)
+    sc = Scene(meshes=[Mesh.from_triangles("Grid", pts, tris), Mesh.from_triangles("c", CUBE_POINTS, CUBE_TRIS)],
+               nodes=[Node("Grid", "MESH", 0), Node("GRID.001", "MESH", 1, matrix=far)])
+    data, w = export(sc)
+    m = parse(data)
+    names = [o.data for o in m.editor().find_all(ids.OBJECT)]
+    assert len({x.lower() for x in names}) == len(names) == 5
+    assert names[0] == "Grid" and names[-1] == "GRID.001"            # the cube keeps its own name
+    assert names[1:4] == ["Grid.002", "Grid.003", "Grid.004"]
+    assert any("'Grid.001'" in x and "another object" in x for x in w.as_list())
+    assert [k.value(ids.NODE_HDR)[0] for k in m.keyframer().find_all(ids.OBJECT_NODE_TAG)] == names
+    w2 = Warnings()
+    back = to_scene(m, ImportOptions(), w2)
+    assert not w2.as_list()
+    cube = next(n for n in back.nodes if n.name == "GRID.001")
+    assert len(back.meshes[cube.data].faces) == 12
+    assert sum(len(back.meshes[n.data].faces) for n in back.nodes if n.name != "GRID.001") == len(tris)
+
+
+def test_big_meshes_are_split_with_a_warning():
+    n = 260
+    pts, tris = big_grid(n)
     sc = Scene(meshes=[Mesh.from_triangles("Grid", pts, tris)], nodes=[Node("Grid", "MESH", 0)])
     data, w = export(sc)
     objs = parse(data).editor().find_all(ids.OBJECT)
@@ -367,3 +395,99 @@ def test_rotating_cube_keys_survive_import_and_export():
     np.testing.assert_allclose(new.values[:, :1] * new.values[:, 1:], orig.values[:, :1] * orig.values[:, 1:],
                                atol=1e-5)
     assert abs(new.values[146, 0]) > 6.2
+
+
+# -- mirrored objects -------------------------------------------------------------------
+def _rz(angle, at=(0, 0, 0)):
+    m = axes.to4(axes.quat_to_matrix(axes.axis_angle_to_quat([0, 0, 1], angle)))
+    m[:3, 3] = at
+    return m
+
+
+def mirrored_scene() -> Scene:
+    """Mirrored nodes (det < 0), their children (mirrored by inheritance), an unmirrored instance of a
+    mirrored mesh, a mirror through an empty, and animated mirrored nodes."""
+    cube = CUBE_POINTS - np.float32(0.5)
+    sc = Scene(meshes=[Mesh.from_triangles(f"M{k}", cube * (1 + 0.25 * k), CUBE_TRIS) for k in range(5)])
+    mir = np.diag([-1.0, 1.0, 1.0, 1.0])
+    mir[:3, 3] = (5, 0, 0)
+    sc.nodes += [Node("Mir", "MESH", 0, matrix=mir),
+                 Node("Kid", "MESH", 1, parent=0, matrix=_rz(0.3, (0, 3, 0))),
+                 Node("Inst", "MESH", 0, matrix=_rz(0.0, (0, -5, 0))),
+                 Node("Dum", "EMPTY", parent=0, matrix=_rz(0.0, (0, 0, 4))),
+                 Node("Sub", "MESH", 2, parent=3, matrix=_rz(-0.4, (1, 1, 0))),
+                 Node("Anim", "MESH", 3, matrix=np.diag([-1.0, 1.0, 1.0, 1.0])),
+                 Node("AKid", "MESH", 4, parent=5, matrix=_rz(0.0, (2, 0, 0)))]
+    f = np.array([0.0, 10.0, 20.0])
+    h = np.sqrt(0.5)
+    sc.frame_start, sc.frame_end = 0, 20
+    sc.animations.append(Animation("A", 0, 20, channels=[
+        Channel(5, "location", f, np.array([[0, 0, -6], [3, 1, -6], [3, 4, -4]], float)),
+        Channel(5, "rotation_quaternion", f, np.array([[1, 0, 0, 0], [h, 0, 0, h], [h, h, 0, 0]], float)),
+        Channel(5, "scale", f, np.array([[-1, 1, 1], [-2, 1, 1], [-1, 1.5, 1]], float)),
+        Channel(6, "location", f, np.array([[2, 0, 0], [2, 2, 0], [0, 2, 1]], float)),
+        Channel(6, "rotation_quaternion", f, np.array([[1, 0, 0, 0], [h, 0, h, 0], [h, 0, 0, -h]], float))]))
+    return sc
+
+
+def test_mirrored_nodes_export_where_lib3ds_and_assimp_place_them(tmp_path):
+    from .fixtures_3ds import assimp_objects, build_lib3ds_placer, outward
+    sc = mirrored_scene()
+    data, _ = export(sc)
+    out = tmp_path / "mirror.3ds"
+    out.write_bytes(data)
+    place = build_lib3ds_placer(tmp_path)
+    for t in (0.0, 10.0, 20.0):
+        theirs = sorted(tuple(np.round(b, 3)) for bs in place(out, t).values() for b in bs)
+        np.testing.assert_allclose(np.array(theirs), np.array(mesh_bounds(sc, t)), atol=2e-3, err_msg=f"frame {t}")
+    objs = assimp_objects(out, tmp_path)
+    theirs = sorted(tuple(np.round(b, 3)) for _, _, _, b in objs)
+    np.testing.assert_allclose(np.array(theirs), np.array(mesh_bounds(sc, 0.0)), atol=2e-3)
+    # faces point outward in assimp (the instance's node mirrors there: its winding turns with it)
+    for name, p, tris, _ in objs:
+        assert outward(p, tris).all() != ("_inst_" in name), name
+    # and in our reader, without negative scales except for the instance of a mirrored mesh
+    back = reimport(data)
+    for t in (0.0, 10.0, 20.0):
+        assert mesh_bounds(back, t) == pytest.approx(mesh_bounds(sc, t), abs=2e-3), t
+    for i, n in enumerate(back.nodes):
+        if n.kind == "MESH":
+            m = back.meshes[n.data]
+            assert outward(m.positions, m.corners.reshape(-1, 3)).all(), n.name
+            assert (np.linalg.det(back.world_matrix(i)[:3, :3]) < 0) == ("Inst" in n.name), n.name
+
+
+def test_mirrored_faces_keep_their_edge_flags():
+    sc = Scene(meshes=[Mesh.from_triangles("M", CUBE_POINTS, CUBE_TRIS)],
+               nodes=[Node("M", "MESH", 0, matrix=np.diag([1.0, -1.0, 1.0, 1.0]))])
+    flags = np.array([1, 2, 4, 3, 5, 6] * 2, np.int32)          # edge CA = bit 0, BC = bit 1, AB = bit 2
+    sc.meshes[0].face_attributes["face_flags"] = flags | 0x10
+    faces = parse(export(sc)[0]).editor().find(ids.OBJECT).find(ids.N_TRI_OBJECT).value(ids.FACE_ARRAY)
+    np.testing.assert_array_equal(faces[:, :3], CUBE_TRIS[:, [0, 2, 1]])
+    # (a, c, b): its CA edge is the old AB and its AB the old CA; BC and other bits stay
+    np.testing.assert_array_equal(faces[:, 3], np.array([4, 2, 1, 6, 5, 3] * 2) | 0x10)
+
+
+def test_vertex_flags_and_object_colour_are_written_back():
+    from addon.codec.formats.studio3ds.model import VertexFlags
+    from .fixtures_3ds import build, obj, trimesh
+    vflags = np.array([0, 1, 2, 0x8000, 5, 0, 7, 9], np.uint16)
+    tri = trimesh(CUBE_POINTS, CUBE_TRIS, vertex_flags=vflags)
+    tri.add(ids.MESH_COLOR, 5)
+    uncounted = trimesh(CUBE_POINTS + 3, CUBE_TRIS)
+    uncounted.children.insert(1, Chunk(ids.POINT_FLAG_ARRAY, VertexFlags(vflags[::-1].copy(), False)))
+    data = build([obj("Box", tri), obj("Two", uncounted)])
+    out = parse(export(reimport(data))[0])
+    a, b = (o.find(ids.N_TRI_OBJECT) for o in out.editor().find_all(ids.OBJECT))
+    np.testing.assert_array_equal(a.value(ids.POINT_FLAG_ARRAY).flags, vflags)
+    assert a.value(ids.POINT_FLAG_ARRAY).counted and a.value(ids.MESH_COLOR) == 5
+    np.testing.assert_array_equal(b.value(ids.POINT_FLAG_ARRAY).flags, vflags[::-1])
+    assert not b.value(ids.POINT_FLAG_ARRAY).counted and b.value(ids.MESH_COLOR) is None
+    # a vertex split at a UV seam takes its source vertex's flags
+    sc = reimport(data)
+    uv = np.zeros((36, 2), np.float32)
+    uv[0] = (0.5, 0.5)                                    # corner 0 (vertex 0) gets its own UV
+    sc.meshes[0].uv_layers["UVMap"] = uv
+    tri = parse(export(sc)[0]).editor().find(ids.OBJECT).find(ids.N_TRI_OBJECT)
+    assert len(tri.value(ids.POINT_ARRAY)) == 9
+    np.testing.assert_array_equal(tri.value(ids.POINT_FLAG_ARRAY).flags, np.r_[vflags, vflags[0]])

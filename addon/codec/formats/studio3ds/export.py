@@ -4,9 +4,14 @@ Each mesh is written once, placed by the world matrix of its first node
 (0x4110 points = that matrix * local points, 0x4160 = that matrix); further
 nodes of the same mesh become instances (0xB011). The hierarchy goes
 through the keyframer with ids in write order.
+
+When that matrix mirrors, readers (lib3ds, assimp, ours) flip the mesh's X
+after taking 0x4160 out, so every node of such a mesh is written with its
+world matrix times X_FLIP (a positive scale), and its children relative to that.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -21,10 +26,14 @@ from .export_material import kept, material_chunk, texture_names
 from .export_mesh import mesh_chunks
 from .model import Chunk, Model
 from .options import ExportOptions
+from .scene import X_FLIP
 
 
-def unique_names(names: list[str], limit: int, warnings: Warnings, what: str) -> list[str]:
-    out, taken = [], set()
+def unique_names(names: list[str], limit: int, warnings: Warnings, what: str,
+                 taken: set[str] | None = None) -> list[str]:
+    """Names cut to `limit` and unique (case-insensitive) among themselves and `taken` (which grows)."""
+    out = []
+    taken = set() if taken is None else taken
     for name in names:
         base = (name or what)[:limit]
         cand, n = base, 1
@@ -36,6 +45,50 @@ def unique_names(names: list[str], limit: int, warnings: Warnings, what: str) ->
             warnings.warn(f"{what} name {name!r} written as {cand!r} (unique within {limit} characters)")
         taken.add(cand.lower())
         out.append(cand)
+    return out
+
+
+def part_names(name: str, count: int, limit: int, taken: set[str], warnings: Warnings) -> list[str]:
+    """`name`, then `<name>.001`... for the further parts of a split mesh, skipping names already
+    in the file (`taken`, lower case, which grows)."""
+    out, k = [name], 1
+    for _ in range(1, count):
+        while True:
+            suffix = f".{k:03d}"
+            cand = name[:max(limit - len(suffix), 1)] + suffix
+            k += 1
+            if cand.lower() not in taken:
+                break
+            warnings.warn(f"part of mesh object {name!r} not named {cand!r}: another object has that name")
+        taken.add(cand.lower())
+        out.append(cand)
+    return out
+
+
+def mirror_channels(ch: dict[str, Channel], parent_flip: bool, own_flip: bool) -> dict[str, Channel]:
+    """Blender channels of a node as 3DS tracks see them: local' = F_parent @ local @ F_own, with
+    F = X_FLIP for a node of a mirrored mesh (its 3DS node matrix is world @ X_FLIP)."""
+    if not ch or not (parent_flip or own_flip):
+        return ch
+    out = dict(ch)
+
+    def scaled(c: Channel, k) -> Channel:
+        k = np.asarray(k, np.float64)
+        handles = None
+        if c.handles is not None:
+            handles = np.array(c.handles, np.float64)
+            handles[..., 1] *= k[None, :, None]
+        return dataclasses.replace(c, values=np.asarray(c.values, np.float64) * k, handles=handles)
+    if parent_flip:
+        # X_FLIP @ T(t) @ R @ S = T(X_FLIP t) @ (X_FLIP R X_FLIP) @ X_FLIP @ S
+        if "location" in out:
+            out["location"] = scaled(out["location"], [-1.0, 1.0, 1.0])
+        if "rotation_quaternion" in out:
+            out["rotation_quaternion"] = scaled(out["rotation_quaternion"], [1.0, 1.0, -1.0, -1.0])
+        if "rotation_euler" in out:                     # XYZ: Rx(a) Ry(-b) Rz(-c) conjugated
+            out["rotation_euler"] = scaled(out["rotation_euler"], [1.0, -1.0, -1.0])
+    if parent_flip != own_flip and "scale" in out:
+        out["scale"] = scaled(out["scale"], [-1.0, 1.0, 1.0])
     return out
 
 
@@ -57,15 +110,24 @@ def _channels(scene: Scene, use: bool) -> dict[int, dict[str, Channel]]:
 
 
 def _parents_first(scene: Scene) -> list[int]:
-    done, out = set(), []
-    for i in range(len(scene.nodes)):
-        chain, j = [], i
-        while j >= 0 and j not in done and j not in chain:
-            chain.append(j)
-            j = scene.nodes[j].parent
-        for k in reversed(chain):
-            done.add(k)
-            out.append(k)
+    """Depth first: each node, then all of its descendants; roots and siblings in scene order.
+    This is the order 3ds writes the keyframer in, and assimp's reader needs it: it finds a
+    node's parent by walking back from the node written last."""
+    n = len(scene.nodes)
+    children: list[list[int]] = [[] for _ in range(n)]
+    roots = []
+    for i, node in enumerate(scene.nodes):
+        (children[node.parent] if 0 <= node.parent < n and node.parent != i else roots).append(i)
+    out, seen = [], set()
+    for start in roots + list(range(n)):           # the tail picks up nodes of a parent cycle
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen.add(i)
+            out.append(i)
+            stack.extend(reversed(children[i]))
     return out
 
 
@@ -102,40 +164,51 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         if n.kind in ("CAMERA", "LIGHT") or (n.kind == "MESH" and n.data not in seen_mesh):
             owners.append(i)
             seen_mesh.add(n.data if n.kind == "MESH" else None)
+    taken: set[str] = set()                    # every editor object name, lower case
     owner_names = unique_names([scene.nodes[i].extras.get("source_name", scene.nodes[i].name) for i in owners],
-                               limit, warnings, "object")
+                               limit, warnings, "object", taken)
     obj_names = {i: nm for i, nm in zip(owners, owner_names)}
     channels = _channels(scene, options.use_keyframes)
     kf_nodes: list[Chunk] = []
     kf_id: dict[int, int] = {}                 # scene node -> keyframer id of its (first) node
     mesh_object: dict[int, list[str]] = {}     # scene mesh -> object names of its parts
 
-    def parent_of(i: int) -> tuple[int, np.ndarray]:
+    # a mesh is written placed by its first node's world matrix; when that mirrors, readers flip
+    # the mesh's X, so all its nodes are written as world @ X_FLIP (see the module docstring)
+    mesh_world: dict[int, np.ndarray] = {}
+    for i in order:
+        n = scene.nodes[i]
+        if n.kind == "MESH" and 0 <= n.data < len(scene.meshes):
+            mesh_world.setdefault(n.data, worlds[i])
+    flipped = {i for i, n in enumerate(scene.nodes) if n.kind == "MESH" and n.data in mesh_world
+               and np.linalg.det(mesh_world[n.data][:3, :3]) < 0}
+    worlds_3ds = [w @ X_FLIP if i in flipped else w for i, w in enumerate(worlds)]
+
+    def parent_of(i: int) -> tuple[int, np.ndarray, bool]:
         p = scene.nodes[i].parent
         if options.use_hierarchy and p >= 0 and p in kf_id:
-            return kf_id[p], worlds[p]
-        return NO_PARENT, np.eye(4)
+            return kf_id[p], worlds_3ds[p], p in flipped
+        return NO_PARENT, np.eye(4), False
 
     for i in order:
         node = scene.nodes[i]
         if i in targets:
             continue                            # written with its camera or light
-        pid, pworld = parent_of(i)
-        local = np.linalg.inv(pworld) @ worlds[i]
-        ch = channels.get(i, {})
+        pid, pworld, pflip = parent_of(i)
+        local = np.linalg.inv(pworld) @ worlds_3ds[i]
+        ch = mirror_channels(channels.get(i, {}), pflip, i in flipped)
         if ch and not np.allclose(node.matrix_parent_inverse, np.eye(4)):
             warnings.warn(f"node {node.name!r}: animation under a parent inverse matrix is written as is")
         name = obj_names.get(i, node.name)
         if node.kind == "MESH" and 0 <= node.data < len(scene.meshes):
             mesh = scene.meshes[node.data]
             if node.data not in mesh_object:
-                parts = mesh_chunks(mesh, worlds[i], [mat_names[s] if 0 <= s < len(mat_names) else ""
-                                                      for s in mesh.materials])
+                parts = mesh_chunks(mesh, mesh_world[node.data], [mat_names[s] if 0 <= s < len(mat_names) else ""
+                                                                  for s in mesh.materials])
                 if len(parts) > 1:
                     warnings.warn(f"mesh {mesh.name!r} has more than 65535 vertices or faces: "
                                   f"written as {len(parts)} objects")
-                pnames = unique_names([name] + [f"{name}.{k:03d}" for k in range(1, len(parts))], limit,
-                                      Warnings(), "object") if len(parts) > 1 else [name]
+                pnames = part_names(name, len(parts), limit, taken, warnings)
                 for pname, tri in zip(pnames, parts):
                     obj = ed.add(ids.OBJECT, pname)
                     obj.children.append(tri)
@@ -248,7 +321,8 @@ def _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels
     _object_flags(obj, node)
     nid = len(kf_nodes)
     tag = ids.SPOTLIGHT_NODE_TAG if spot else ids.LIGHT_NODE_TAG
-    kf_nodes.append(node_chunk(tag, nid, name, pid, node_tracks("LIGHT", node, local, ch, None), hidden=node.hide))
+    kf_nodes.append(node_chunk(tag, nid, name, pid, node_tracks("SPOT" if spot else "LIGHT", node, local, ch, None),
+                               hidden=node.hide))
     kf_id[i] = nid
     if spot:
         _target_node(ids.L_TARGET_NODE_TAG, kf_nodes, name, scene, t, tgt, channels)

@@ -80,7 +80,8 @@ def hide_keys(ch: Channel) -> np.ndarray:
 
 def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Channel],
                 lens: float | None, roll: tuple | None = None) -> list[Chunk]:
-    """Position/rotation/scale (+FOV, roll, colour, hide) tracks for one node.
+    """Position/rotation/scale (+FOV, roll, colour, hotspot and falloff, hide) tracks for one node.
+    kind: MESH, EMPTY, CAMERA, LIGHT, SPOT (a spot light: LIGHT tracks plus hotspot and falloff) or TARGET.
     roll: a camera's (frames, degrees), read back from its target by camroll.roll_keys."""
     loc, rot, scl = axes.decompose(local)
     out = []
@@ -107,9 +108,19 @@ def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Ch
         out.append(Chunk(ids.FOV_TRACK, make_track(ids.FOV_TRACK, ch.frames if ch else [0], fov, node)))
         frames, rolls = roll if roll is not None else ([0], [0.0])
         out.append(Chunk(ids.ROLL_TRACK, make_track(ids.ROLL_TRACK, frames, np.asarray(rolls)[:, None], node)))
-    if kind == "LIGHT" and "data.color" in channels:
+    if kind in ("LIGHT", "SPOT") and "data.color" in channels:
         ch = channels["data.color"]
         out.append(Chunk(ids.COL_TRACK, make_track(ids.COL_TRACK, ch.frames, np.asarray(ch.values)[:, :3], node)))
+    if kind == "SPOT":
+        # hotspot keys have no Blender property of their own: the ones read are written back
+        hot = node.extras.get("3ds_track_hot_keys")
+        if hot:
+            hot = np.asarray(hot, np.float64).reshape(-1, 2)
+            out.append(Chunk(ids.HOT_TRACK, make_track(ids.HOT_TRACK, hot[:, 0], hot[:, 1:], node)))
+        ch = channels.get("data.spot_size")
+        if ch is not None:                    # Blender's full cone in radians; 3DS: degrees
+            fall = np.degrees(np.asarray(ch.values, np.float64).reshape(len(ch.frames), -1)[:, :1])
+            out.append(Chunk(ids.FALL_TRACK, make_track(ids.FALL_TRACK, ch.frames, fall, node)))
     if "hide_viewport" in channels:
         frames = hide_keys(channels["hide_viewport"])
         if len(frames):

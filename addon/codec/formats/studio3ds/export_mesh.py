@@ -3,6 +3,9 @@
 Vertices are split only where UVs differ (3DS has one UV per vertex);
 smoothing comes from the kept group attribute, else from the normals.
 Parts over 65535 vertices or faces are cut off into further objects.
+A mirroring placement (det < 0) reverses the written face order, so that the
+stored world-space faces point outward, as lib3ds and assimp (which take the
+mirror out of the mesh with an X flip) and our reader expect.
 """
 from __future__ import annotations
 
@@ -106,6 +109,12 @@ def _groups(mesh: Mesh, face_of_tri, local, tris, normals) -> np.ndarray:
     return smoothing_groups(local, tris, normals)
 
 
+def reversed_face_flags(flags: np.ndarray) -> np.ndarray:
+    """Face flags for (a, c, b) instead of (a, b, c): edge CA (bit 0) and AB (bit 2) trade places."""
+    f = flags.astype(np.uint16)
+    return (f & np.uint16(~5 & 0xFFFF)) | ((f & 1) << 2) | ((f >> 2) & 1)
+
+
 def _face_list(mesh: Mesh, name: str, face_of_tri, default: int, dtype) -> np.ndarray:
     a = _face_values(mesh, name, face_of_tri, default)
     return a.astype(dtype, copy=False)
@@ -135,6 +144,9 @@ def mesh_chunks(mesh: Mesh, world: np.ndarray, material_names: list[str]) -> lis
     world = np.asarray(world, np.float64)
     world_pts = local if np.array_equal(world, np.eye(4)) else axes.apply_points(world, local)
     m4160 = world.astype(np.float32)[:3, :4].T.ravel()
+    mirrored = np.linalg.det(world[:3, :3]) < 0
+    if mirrored:
+        flags = reversed_face_flags(flags)
     single = nt <= LIMIT and len(src_vert) <= LIMIT
     out = []
     for part in ([slice(None)] if single else _parts(tris)):
@@ -153,7 +165,7 @@ def mesh_chunks(mesh: Mesh, world: np.ndarray, material_names: list[str]) -> lis
         if "3ds_color" in mesh.extras:
             tri.add(ids.MESH_COLOR, int(mesh.extras["3ds_color"]))
         faces = np.empty((len(flags[part]), 4), np.uint16)
-        faces[:, :3] = local_idx.reshape(-1, 3)
+        faces[:, :3] = local_idx.reshape(-1, 3)[:, [0, 2, 1]] if mirrored else local_idx.reshape(-1, 3)
         faces[:, 3] = flags[part]
         fc = tri.add(ids.FACE_ARRAY, faces)
         part_slot = slot[part]

@@ -1,8 +1,8 @@
 """One 0x4100 triangle mesh -> a neutral Mesh, in bulk.
 
 The caller gives the matrix that takes the stored (world space) points to
-the mesh's local space. Face order is kept: a mirror stays in the object's
-matrix, where Blender keeps normals outward.
+the mesh's local space (never a mirror: scene.py takes a mirrored 0x4160 out
+with an X flip, as lib3ds does), so the face order is kept as stored.
 """
 from __future__ import annotations
 

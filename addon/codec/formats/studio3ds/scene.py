@@ -3,6 +3,12 @@
 3DS coordinates are right-handed with Z up and UV origin bottom-left, like
 Blender's, so the basis is the identity and no winding change comes from axes;
 mesh points are stored in world space and are made local here.
+
+A mirrored object (0x4160 with a negative determinant) is read as lib3ds and
+assimp read it: the local mesh is flipped in X (local = X_FLIP * inverse(0x4160)
+* points), so the node matrix from the tracks (positive scale as 3ds writes it)
+puts the points back where they were stored, with the file's face order; no
+object gets a negative scale and the normals stay as the stored winding has them.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ from .tracks_in import node_channels
 
 BASIS = np.eye(3)            # 3DS axes are Blender's
 HIDDEN = 0x800               # 0xB010 flags1 bit
+X_FLIP = np.diag([-1.0, 1.0, 1.0, 1.0])
 
 
 def mesh_matrix(tri: Chunk, warnings: Warnings, path: str) -> np.ndarray:
@@ -38,6 +45,11 @@ def mesh_matrix(tri: Chunk, warnings: Warnings, path: str) -> np.ndarray:
         warnings.warn("object matrix (0x4160) is singular; identity used", tri.offset, path + "/MATRIX")
         return np.eye(4)
     return m
+
+
+def mirror_fix(m: np.ndarray) -> np.ndarray:
+    """X_FLIP when a 0x4160 matrix mirrors (lib3ds and assimp flip the mesh's X then), else identity."""
+    return X_FLIP.copy() if np.linalg.det(np.asarray(m)[:3, :3]) < 0 else np.eye(4)
 
 
 def _translate(v) -> np.ndarray:
@@ -110,8 +122,10 @@ class _Builder:
         light = obj.find(ids.N_DIRECT_LIGHT)
         if tri is not None:
             m = mesh_matrix(tri, self.w, f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH')
-            mesh = self._mesh(name, tri, np.linalg.inv(m), (name, "static"))
-            node = Node(name=obj.data, kind="MESH", data=mesh, matrix=m)
+            f = mirror_fix(m)
+            # placed = (m @ f) @ (f @ inverse(m)) @ points: the stored points, without a mirrored object
+            mesh = self._mesh(name, tri, f @ np.linalg.inv(m), (name, "static"))
+            node = Node(name=obj.data, kind="MESH", data=mesh, matrix=m @ f)
         elif cam is not None:
             data, pos, tgt, roll = build_camera(obj.data, cam)
             self.sc.cameras.append(data)
@@ -162,10 +176,10 @@ class _Builder:
                 else:
                     self.used.add(n.name)
                     path = f'MAIN/EDITOR/OBJECT "{n.name}"/TRIMESH'
-                    to_local = _translate(-np.asarray(n.pivot)) @ np.linalg.inv(mesh_matrix(tri, self.w, path))
-                    # the stored points are M * local in the object's own index order, so the local
-                    # mesh keeps its winding; a mirror stays in the node matrix (Blender keeps
-                    # normals outward under negative scale)
+                    m = mesh_matrix(tri, self.w, path)
+                    # lib3ds and assimp: local = T(-pivot) @ X_FLIP @ inverse(M) when M mirrors; the
+                    # flip makes the transform det > 0, so the local mesh keeps the stored winding
+                    to_local = _translate(-np.asarray(n.pivot)) @ mirror_fix(m) @ np.linalg.inv(m)
                     node.kind, node.data = "MESH", self._mesh(n.name, tri, to_local,
                                                               (n.name, tuple(n.pivot)))
                     self._object_flags(node, obj)
@@ -283,6 +297,26 @@ def _scale(sc: Scene, k: float) -> None:
                 c.values = c.values * k
 
 
+SEGMENT_MARGIN = 100_000     # frames past the last key (about an hour at 30 fps) a segment may still reach
+
+
+def frame_range(kf: Chunk, warnings: Warnings) -> tuple[int, int] | None:
+    """The 0xB008 segment (start, end), or, when it is implausible (end before start, or far past
+    every key), the span of the keys, with a warning. The chunk itself keeps the raw values."""
+    c = kf.find(ids.KFSEG)
+    if c is None or c.data is None:
+        return None
+    start, end = int(c.data[0]), int(c.data[1])
+    frames = [t.data.frames for t in kf.walk() if t.cid in ids.TRACKS and t.data is not None and len(t.data.frames)]
+    last = max((int(np.max(f)) for f in frames), default=0)
+    if start <= end <= max(last, start) + SEGMENT_MARGIN:
+        return start, end
+    first = min((int(np.min(f)) for f in frames), default=0)
+    warnings.warn(f"implausible frame range {start}..{end} (keys span {first}..{last}); the keys' span is used",
+                  c.offset, "MAIN/KEYFRAMER/KF_SEGMENT")
+    return first, last
+
+
 def to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene:
     # junk floats in a damaged file overflow harmlessly; what matters is reported as warnings
     with np.errstate(all="ignore"):
@@ -301,14 +335,19 @@ def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene
         if name not in b.used:
             b.static_object(name, obj)
     if kf is not None:
-        seg = kf.value(ids.KFSEG)
+        seg = frame_range(kf, warnings)
         hdr = kf.value(ids.KFHDR)
         if seg is not None:
-            sc.frame_start, sc.frame_end = int(seg[0]), int(seg[1])
+            sc.frame_start, sc.frame_end = seg
         anim = Animation(name=(hdr[1] if hdr and hdr[1] else Path(model.source).stem or "Scene"),
                          frame_start=float(seg[0]) if seg else 0.0, frame_end=float(seg[1]) if seg else 0.0)
         if hdr:
-            anim.extras["3ds_kf_revision"], anim.extras["3ds_kf_length"] = int(hdr[0]), int(hdr[2])
+            anim.extras["3ds_kf_revision"] = int(hdr[0])
+            if int(hdr[2]) <= max(seg[1] if seg else 0, 0) + SEGMENT_MARGIN:
+                anim.extras["3ds_kf_length"] = int(hdr[2])
+            else:
+                warnings.warn(f"implausible animation length {int(hdr[2])} in the keyframer header; not kept",
+                              kf.find(ids.KFHDR).offset, "MAIN/KEYFRAMER/KF_HEADER")
         if options.use_keyframes and not options.apply_transform:
             for i, n in enumerate(nodes):
                 if scene_of[i] >= 0:
