@@ -15,7 +15,7 @@ from ... import axes
 from ...errors import Warnings
 from . import ids
 from .model import Chunk, Track
-from .tcb import track_curve
+from .tcb import segment, track_curve
 
 NO_PARENT = 0xFFFF
 MAX_TURN = 8 * np.pi        # radians; a key angle beyond this is split no further
@@ -172,8 +172,7 @@ def sample(frames: np.ndarray, values: np.ndarray, t) -> np.ndarray:
     if len(frames) == 1:
         out = np.repeat(values[:1], len(tt), 0)
     else:
-        k = np.clip(np.searchsorted(frames, tt, side="right") - 1, 0, len(frames) - 2)
-        a = np.clip((tt - frames[k]) / np.maximum(frames[k + 1] - frames[k], 1e-12), 0.0, 1.0)[:, None]
+        k, a = segment(frames, tt)
         out = values[k] * (1 - a) + values[k + 1] * a
     return out[0] if np.ndim(t) == 0 else out
 

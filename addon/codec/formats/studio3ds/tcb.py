@@ -84,6 +84,12 @@ def bezier_handles(frames, values, ds, dd) -> np.ndarray:
     return h
 
 
+def segment(frames: np.ndarray, tt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each time: the key k starting its segment, and the 0..1 position u within it."""
+    k = np.clip(np.searchsorted(frames, tt, side="right") - 1, 0, len(frames) - 2)
+    return k, np.clip(_safe_div(tt - frames[k], frames[k + 1] - frames[k]), 0.0, 1.0)[:, None]
+
+
 def evaluate(frames, values, ds, dd, t) -> np.ndarray:
     """The Hermite curve at frames t (scalar -> (D,), array -> (T, D)), held at the ends."""
     f = np.asarray(frames, np.float64)
@@ -92,8 +98,7 @@ def evaluate(frames, values, ds, dd, t) -> np.ndarray:
     if len(f) == 1:
         out = np.repeat(p[:1], len(tt), 0)
     else:
-        k = np.clip(np.searchsorted(f, tt, side="right") - 1, 0, len(f) - 2)
-        u = np.clip(_safe_div(tt - f[k], f[k + 1] - f[k]), 0.0, 1.0)[:, None]
+        k, u = segment(f, tt)
         u2, u3 = u * u, u * u * u
         out = ((2 * u3 - 3 * u2 + 1) * p[k] + (u3 - 2 * u2 + u) * dd[k]
                + (3 * u2 - 2 * u3) * p[k + 1] + (u3 - u2) * ds[k + 1])
