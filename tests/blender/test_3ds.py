@@ -331,7 +331,8 @@ def test_self_illumination_from_a_blender_material(clean, tmp_path):
     from tests.codec.fixtures_3ds import ids
     bpy.ops.mesh.primitive_cube_add()
     mat = bpy.data.materials.new("Glow")
-    mat.use_nodes = True
+    if bpy.app.version < (5, 0, 0):      # 5.0 materials always use nodes (use_nodes is deprecated)
+        mat.use_nodes = True
     bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
     bsdf.inputs["Emission Color"].default_value = (1, 1, 1, 1)
     bsdf.inputs["Emission Strength"].default_value = 0.3
