@@ -18,3 +18,30 @@ def evaluated_positions(ob, world: bool = False) -> np.ndarray:
         return co
     m = np.array(ob.matrix_world)
     return co @ m[:3, :3].T + m[:3, 3]
+
+
+def lens_animated_camera(scene, name: str = "Cam"):
+    """A camera whose lens goes from 20 mm at frame 0 to 80 mm at frame 10."""
+    cam = bpy.data.objects.new(name, bpy.data.cameras.new(name))
+    scene.collection.objects.link(cam)
+    cam.data.lens = 20
+    cam.data.keyframe_insert("lens", frame=0)
+    cam.data.lens = 80
+    cam.data.keyframe_insert("lens", frame=10)
+    return cam
+
+
+def cube_with_rising_key(context, end_frame: int):
+    """A 2 m cube whose shape key "Up" (+1 in z) is keyed 0 at frame 1 and 1 at `end_frame`."""
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    ob = context.active_object
+    ob.shape_key_add(name="Basis")
+    up = ob.shape_key_add(name="Up")
+    co = np.empty(len(ob.data.vertices) * 3, np.float32)
+    ob.data.vertices.foreach_get("co", co)
+    up.data.foreach_set("co", (co.reshape(-1, 3) + [0, 0, 1]).ravel())
+    up.value = 0.0
+    up.keyframe_insert("value", frame=1)
+    up.value = 1.0
+    up.keyframe_insert("value", frame=end_frame)
+    return ob

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import bpy
+from tests.blender.helpers import lens_animated_camera
 from tests.codec.fixtures_3ds import ASSETS
 
 
@@ -143,12 +144,7 @@ def test_export_animation_cameras_and_lights_from_blender(clean, tmp_path):
 
 
 def test_camera_lens_and_visibility_animation_export(clean, tmp_path):
-    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-    clean.scene.collection.objects.link(cam)
-    cam.data.lens = 20
-    cam.data.keyframe_insert("lens", frame=0)
-    cam.data.lens = 80
-    cam.data.keyframe_insert("lens", frame=10)
+    cam = lens_animated_camera(clean.scene)
     box = bpy.data.objects.new("Flag", None)
     clean.scene.collection.objects.link(box)
     box.keyframe_insert("hide_viewport", frame=0)

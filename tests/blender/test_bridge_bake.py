@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import bpy
+from tests.blender.helpers import lens_animated_camera
 
 
 def _rig(context):
@@ -78,12 +79,7 @@ def test_collected_bone_channels_follow_the_action(clean, lgf):
 
 
 def test_data_and_visibility_animation_is_collected(clean, lgf):
-    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-    clean.scene.collection.objects.link(cam)
-    cam.data.lens = 20
-    cam.data.keyframe_insert("lens", frame=0)
-    cam.data.lens = 80
-    cam.data.keyframe_insert("lens", frame=10)
+    cam = lens_animated_camera(clean.scene)
     for fc in _data_curves(cam.data):
         for kp in fc.keyframe_points:
             kp.interpolation = "LINEAR"

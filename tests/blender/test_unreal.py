@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bpy
-from tests.blender.helpers import evaluated_positions
+from tests.blender.helpers import cube_with_rising_key, evaluated_positions
 from tests.codec.unreal_fixtures import (ASSETS, PCX_SKIN_ROWS, TETRA, a_file, d_file, pack_word, pcx_skin, tetra_pair,
                                          tri, write_set)
 
@@ -120,15 +120,7 @@ def test_weapon_triangle_round_trip(clean, tmp_path):
 
 
 def test_export_bakes_shape_keys_and_object_animation(clean, tmp_path):
-    bpy.ops.mesh.primitive_cube_add(size=2.0)
-    ob = clean.active_object
-    ob.shape_key_add(name="Basis")
-    up = ob.shape_key_add(name="Up")
-    up.data.foreach_set("co", (np.array([v.co for v in ob.data.vertices]) + [0, 0, 1]).ravel())
-    up.value = 0.0
-    up.keyframe_insert("value", frame=1)
-    up.value = 1.0
-    up.keyframe_insert("value", frame=3)
+    ob = cube_with_rising_key(clean, 3)
     ob.location = (0, 0, 0)
     ob.keyframe_insert("location", frame=1)
     ob.location = (2, 0, 0)
@@ -349,15 +341,7 @@ def test_export_to_a_name_with_spaces_writes_identifiers(clean, tmp_path):
 
 
 def test_user_action_sequence_gets_the_scene_rate(clean, tmp_path):
-    bpy.ops.mesh.primitive_cube_add(size=2.0)
-    ob = clean.active_object
-    ob.shape_key_add(name="Basis")
-    up = ob.shape_key_add(name="Up")
-    up.data.foreach_set("co", (np.array([v.co for v in ob.data.vertices]) + [0, 0, 1]).ravel())
-    up.value = 0.0
-    up.keyframe_insert("value", frame=1)
-    up.value = 1.0
-    up.keyframe_insert("value", frame=10)
+    ob = cube_with_rising_key(clean, 10)
     ob.data.shape_keys.animation_data.action.name = "Raise"
     clean.scene.frame_start, clean.scene.frame_end = 1, 10
     clean.scene.render.fps, clean.scene.render.fps_base = 30, 1.0
