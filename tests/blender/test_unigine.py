@@ -2,6 +2,8 @@
 import bmesh
 import mathutils
 import numpy as np
+
+from addon.codec import axes
 import pytest
 
 import bpy
@@ -223,13 +225,9 @@ def test_export_uses_blenders_tangents(clean, tmp_path):
 
 # -- a bind pose with scale (Blender bones rest unscaled) ---------------------------------------------------------
 def _trs(t, q_xyzw, s=(1, 1, 1)):
+    """T @ R @ S from a quaternion in the file's x, y, z, w order."""
     x, y, z, w = q_xyzw
-    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    m = np.eye(4)
-    m[:3, :3], m[:3, 3] = r * np.asarray(s, float)[None], t
-    return m
+    return axes.compose(t, [w, x, y, z], s)
 
 
 def _scaled_rig(path):

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
+
+from addon.codec import axes
 import pytest
 
 from addon.codec.errors import Warnings
@@ -162,13 +164,9 @@ def test_rotated_rest_pose_basis():
 
 
 def _trs(t, q_xyzw, s):
+    """T @ R @ S from a quaternion in the file's x, y, z, w order."""
     x, y, z, w = q_xyzw
-    r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                  [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                  [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-    m = np.eye(4)
-    m[:3, :3], m[:3, 3] = r * np.asarray(s, float)[None], t
-    return m
+    return axes.compose(t, [w, x, y, z], s)
 
 
 def test_blender_style_deformation_matches_the_files_skinning():
