@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
-
-from addon.codec import axes
 import pytest
 
+from addon.codec import axes
 from addon.codec.errors import Warnings
 from addon.codec.formats.unigine import FORMAT, read
 from addon.codec.formats.unigine.options import AnimImportOptions, ImportOptions
