@@ -24,7 +24,9 @@ class CollectOptions:
     global_matrix: tuple = tuple(map(tuple, np.eye(4)))   # Blender -> file axes and scale
     object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
     use_keyframes: bool = True
-    bake_vertices: bool = False           # also bake evaluated vertex positions per frame
+    bake_vertices: bool = False           # bake the evaluated vertices per frame of meshes that modifiers or
+                                          # drivers deform (the codec replays shape keys and motion itself)
+    animation_source: str = "AUTO"        # animation_takes.SOURCES
     tangents: bool = False                # corner_attributes "tangent" (C, 3) and "bitangent_sign" (C,)
     frame_start: int | None = None        # None = the scene's range
     frame_end: int | None = None

@@ -291,7 +291,7 @@ class _Builder:
         if not actions:
             if self.channels:
                 self.sc.animations.append(Animation(name=self.stem, frame_start=0, frame_end=last,
-                                                    channels=self.channels))
+                                                    channels=self.channels, extras={"u3d_whole": True}))
             return
         for name, first, end in actions:
             if end < first or end > last:

@@ -1,7 +1,9 @@
 """Neutral Scene -> Unreal Engine 1 vertex mesh model (the export side of scene.py's conventions).
 
-The Scene holds one mesh whose shape keys are the baked absolute frames
-(key i = output frame i; no keys = one frame). The object's matrix becomes
+Each Scene animation becomes a sequence, its frames laid after the previous
+ones (codec.animation replays shape keys, skin and motion; the bridge bakes
+meshes that modifiers deform). A mesh without animation writes its shape
+keys as frames (key i = frame i; no keys = one frame). The object's matrix becomes
 the script's MESH ORIGIN, rotation and MESHMAP SCALE, so the vertices keep
 the default scale and an imported mesh writes back the same raw integers.
 """
@@ -9,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
+from ... import animation, axes
 from ...errors import UnsupportedFeature, Warnings
-from ...scene import Mesh, Scene
+from ...scene import Animation, Mesh, Scene
 from . import files
 from .model import (BYTES_PER_VERTEX, DEUS_EX, MAX_VERTICES, STANDARD, TRIANGLE, TYPE_NORMAL, TYPE_TWO_SIDED,
                     TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, Sequence, UnrealMesh)
@@ -92,77 +94,116 @@ def _texture_numbers(fa: dict, face: np.ndarray, per_slot) -> np.ndarray:
     return np.where(from_material >= 0, from_material, np.asarray(fa["ue_texture"])[face])
 
 
-def _frames(scene: Scene, mesh: Mesh, node: int, options, warnings: Warnings) -> tuple[np.ndarray, np.ndarray]:
-    """(F, V, 3) float32 positions to write, and the scene frame number of each.
+def _takes(scene: Scene, mesh: Mesh, node: int) -> list[tuple[Animation | None, np.ndarray, np.ndarray]]:
+    """(animation, scene frame numbers, (F, V, 3) positions) per animation to write.
 
-    Shape key i is frame mesh.extras["baked_frames"][i] when the bridge baked
-    them, else frame i. Every frame, or with `use_scene_range` off the frames
-    `frame_start`..`frame_end` by number, exactly as given.
-    """
+    Frames the bridge baked per animation (meshes that modifiers deform) are shape keys listed
+    in mesh.extras["baked_frames"] / ["baked_animation"]. Animations that drive the mesh are
+    replayed by codec.animation. Otherwise the shape keys are one timeline (key i = frame i, or
+    the frames in "baked_frames") and each animation names the range of it that it covers."""
     keys = mesh.shape_keys or []
-    stack = [k.positions for k in keys] if keys else [mesh.positions]
-    numbers = np.asarray(mesh.extras.get("baked_frames") or range(len(stack)), np.int64)
-    if len(numbers) != len(stack):
-        numbers = np.arange(len(stack))
-    if options.use_scene_range:
-        pick = np.ones(len(numbers), bool)
-    else:
+    baked = mesh.extras.get("baked_frames")
+    owner = mesh.extras.get("baked_animation")
+    if baked and owner and len(baked) == len(keys) == len(owner):
+        owner, numbers, out = np.asarray(owner, np.int64), np.asarray(baked, np.int64), []
+        for a in sorted(set(owner.tolist())):
+            pick = np.flatnonzero(owner == a)
+            anim = scene.animations[a] if 0 <= a < len(scene.animations) else None
+            pos = np.stack([np.asarray(keys[k].positions, np.float32) for k in pick])
+            out.append((anim, numbers[pick], _moved(scene, anim, node, numbers[pick], pos)))
+        return out
+    if node >= 0 and any(_drives(scene, a, node, mesh) for a in scene.animations):
+        return [(a, animation.frames_of(a).astype(np.int64),
+                 animation.mesh_frames(scene, a, node, animation.frames_of(a))) for a in scene.animations]
+    stack = np.stack([np.asarray(k.positions, np.float32) for k in keys]) if keys else \
+        np.asarray(mesh.positions, np.float32)[None]
+    numbers = np.asarray(baked if baked and len(baked) == len(stack) else range(len(stack)), np.int64)
+    mover = next((a for a in scene.animations if _drives(scene, a, node, mesh)), None)
+    stack = _moved(scene, mover, node, numbers, stack)
+    out = [(None, numbers, stack)]
+    for a in scene.animations:
+        pick = (numbers >= a.frame_start - 1e-6) & (numbers <= a.frame_end + 1e-6)
+        if pick.any():
+            out.append((a, numbers[pick], stack[pick]))
+    return out
+
+
+def _drives(scene: Scene, anim: Animation, node: int, mesh: Mesh) -> bool:
+    """Does the animation change the mesh: its shape keys, its skin's bones, or the motion of
+    the object or its parents?"""
+    if node < 0:
+        return False
+    keys = {f'key_blocks["{k.name}"].value' for k in mesh.shape_keys}
+    if any(c.target == node and c.path in keys for c in anim.channels):
+        return True
+    if mesh.skin is not None and any(c.bone and scene.nodes[c.target].kind == "ARMATURE" and
+                                     scene.nodes[c.target].data == mesh.skin.armature
+                                     for c in anim.channels if 0 <= c.target < len(scene.nodes)):
+        return True
+    i = node
+    while 0 <= i < len(scene.nodes):
+        if animation.moves(anim, i):
+            return True
+        i = scene.nodes[i].parent
+    return False
+
+
+def _moved(scene: Scene, anim, node: int, numbers: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Baked vertices moved by the object's animation relative to its rest placement."""
+    if node < 0 or anim is None:
+        return pos
+    rel = np.linalg.inv(scene.world_matrix(node)) @ animation.world_matrices(scene, anim, node, numbers)
+    if np.allclose(rel, np.eye(4), atol=1e-7):
+        return pos
+    return (np.einsum("fij,fvj->fvi", rel[:, :3, :3], pos) + rel[:, None, :3, 3]).astype(np.float32)
+
+
+def _frames(scene: Scene, mesh: Mesh, node: int, options, warnings: Warnings):
+    """(3, F, V) float32 positions to write, and per animation (animation, first file frame, count,
+    its first scene frame). Animations are laid one after another; one whose frames are already
+    written (an "All" sequence and the sequences inside it) points at them instead."""
+    takes = _takes(scene, mesh, node)
+    if not options.use_scene_range:
         if options.frame_end < options.frame_start:
             raise UnsupportedFeature(f"the end frame {options.frame_end} is before the start frame "
                                      f"{options.frame_start}")
-        pick = (numbers >= options.frame_start) & (numbers <= options.frame_end)
-        missing = (options.frame_end - options.frame_start + 1) - int(pick.sum())
-        if pick.any() and missing:
+        have = np.concatenate([n for _, n, _ in takes])
+        kept = []
+        for a, n, p in takes:
+            pick = (n >= options.frame_start) & (n <= options.frame_end)
+            if pick.any():
+                kept.append((a, n[pick], p[pick]))
+        missing = (options.frame_end - options.frame_start + 1) - len(np.unique(np.concatenate(
+            [n for _, n, _ in kept]))) if kept else 0
+        if not kept:
+            raise UnsupportedFeature(f"frame range {options.frame_start}..{options.frame_end} selects none of the "
+                                     f"frames ({have.min()}..{have.max()})")
+        if missing:
             warnings.warn(f"frame range {options.frame_start}..{options.frame_end}: {missing} of its frames are "
-                          f"not in the scene ({numbers[0]}..{numbers[-1]}); writing the {int(pick.sum())} that are")
-    if not pick.any():
-        raise UnsupportedFeature(f"frame range {options.frame_start}..{options.frame_end} selects none of the "
-                                 f"{len(stack)} frames ({numbers[0]}..{numbers[-1]})")
-    frames = np.empty((3, int(pick.sum()), len(stack[0])), np.float32)     # axis-major: contiguous per axis
-    for f, i in enumerate(np.flatnonzero(pick)):
-        frames[:, f, :] = np.asarray(stack[i]).T
-    _apply_object_animation(scene, node, frames, numbers[pick])
-    return frames, numbers[pick]
+                          f"not in the scene ({have.min()}..{have.max()}); writing the rest")
+        takes = kept
+    written: list[np.ndarray] = []
+    where: dict[bytes, list[int]] = {}
+    placed = []
+    for a, numbers, pos in takes:
+        start = _find_run(written, where, pos)
+        if start < 0:
+            start = len(written)
+            for f in pos:
+                where.setdefault(f.tobytes(), []).append(len(written))
+                written.append(f)
+        placed.append((a, start, len(pos), int(numbers[0])))
+    frames = np.ascontiguousarray(np.stack(written).transpose(2, 0, 1))       # axis-major: contiguous per axis
+    return frames, placed
 
 
-def _local_per_frame(scene: Scene, node: int, numbers: np.ndarray) -> np.ndarray | None:
-    """(F, 4, 4) local matrices of a node from its TRS channels, or None when it does not move."""
-    trs = {ch.path: ch for anim in scene.animations for ch in anim.channels
-           if ch.target == node and not ch.bone and ch.path in ("location", "rotation_quaternion", "scale")}
-    if not trs:
-        return None
-    t0, q0, s0 = axes.decompose(scene.nodes[node].matrix)
-
-    def sample(path, rest):
-        ch = trs.get(path)
-        if ch is None:
-            return np.tile(rest, (len(numbers), 1))
-        values = np.asarray(ch.values, np.float64).reshape(len(ch.frames), -1)
-        idx = np.clip(np.searchsorted(np.asarray(ch.frames), numbers, side="right") - 1, 0, len(values) - 1)
-        return values[idx]
-
-    return axes.compose(sample("location", t0), sample("rotation_quaternion", q0), sample("scale", s0))
-
-
-def _apply_object_animation(scene: Scene, node: int, frames: np.ndarray, numbers: np.ndarray) -> None:
-    """Bake a moving object (or moving parents) into its (3, F, V) vertices: v' = M^-1 M(f) v,
-    M the node's world matrix as collected."""
-    if node < 0:
-        return
-    world = np.tile(np.eye(4), (len(numbers), 1, 1))
-    moved, i = False, node
-    while i >= 0:                                   # child to root: world = ... parent @ local
-        local = _local_per_frame(scene, i, numbers)
-        moved |= local is not None
-        n = scene.nodes[i]
-        world = (n.matrix_parent_inverse @ (local if local is not None else n.matrix)) @ world
-        i = n.parent
-    if not moved:
-        return
-    rel = np.linalg.inv(scene.world_matrix(node)) @ world            # (F, 4, 4)
-    if np.allclose(rel, np.eye(4), atol=1e-7):
-        return
-    frames[:] = (np.einsum("fij,jfv->ifv", rel[:, :3, :3], frames) + rel[:, :3, 3].T[:, :, None]).astype(np.float32)
+def _find_run(written: list[np.ndarray], where: dict[bytes, list[int]], pos: np.ndarray) -> int:
+    """The first written frame from which `pos` is already there, frame for frame, or -1."""
+    for start in where.get(pos[0].tobytes(), []):
+        if start + len(pos) <= len(written) and all(
+                np.array_equal(written[start + k], pos[k]) for k in range(1, len(pos))):
+            return start
+    return -1
 
 
 def _object_setup(scene: Scene, node: int, default: np.ndarray, warnings: Warnings) -> tuple:
@@ -190,59 +231,38 @@ def _rate(scene: Scene, fps, extras: dict) -> float:
     return float(scene.fps or 0.0)
 
 
-def _candidates(scene: Scene, source: str) -> list[Sequence]:
-    """Named ranges in scene frame numbers, from the bridge's ranges or the Scene itself."""
-    ranges = scene.metadata.get("ranges")
+def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings) -> list[Sequence]:
+    """MESH SEQUENCEs in file frames: one per animation, or cut at the markers, or one over everything."""
+    source = options.sequence_source.upper()
+    out = []
     if source == "ANIMATIONS":
-        if ranges is not None:
-            return [Sequence(str(r["name"]), int(round(r["start"])), int(round(r["end"] - r["start"])) + 1,
-                             _rate(scene, r.get("fps", 0.0), r.get("extras") or {}), str(r.get("group", "") or ""),
-                             [(float(t), str(f)) for t, f in r.get("notifies", [])])
-                    for r in ranges if r.get("source") in ("ACTION", "NLA")]
-        out = []
-        for a in scene.animations:
-            start, end = int(round(a.frame_start)), int(round(a.frame_end))
-            if end >= start:
-                count = end - start + 1
-                out.append(Sequence(a.name, start, count, _rate(scene, a.fps, a.extras),
-                                    str(a.extras.get("ue_group", "") or ""),
-                                    [((m.frame - start) / count, m.name) for m in a.markers]))
-        return out
-    if source == "MARKERS":
-        marks = sorted(scene.markers, key=lambda m: m.frame)
-        return [Sequence(m.name, m.frame, (marks[i + 1].frame - m.frame) if i + 1 < len(marks) else -1,
-                         float(scene.fps or 0.0)) for i, m in enumerate(marks)]
-    if source == "ALL":
-        return []
-    raise UnsupportedFeature(f"sequence_source must be ANIMATIONS, MARKERS or ALL, not {source!r}")
-
-
-def _sequences(scene: Scene, options, numbers: np.ndarray, warnings: Warnings) -> list[Sequence]:
-    """MESH SEQUENCEs in file frames (index into the written frames), clipped to them."""
-    first, count = int(numbers[0]), len(numbers)
-    out = _candidates(scene, options.sequence_source.upper())
-    kept = []
-    for q in out:
-        if q.count < 0:                       # the last marker runs to the end
-            q.count = first + count - q.start
-        if q.count < 1:
-            warnings.warn(f"marker {q.name!r} at frame {q.start} starts no frame inside "
-                          f"{first}..{first + count - 1}; no sequence for it")
-            continue
-        q.start -= first
-        if q.start < 0 or q.start + q.count > count:
-            warnings.warn(f"sequence {q.name!r} (frames {q.start + first}..{q.start + first + q.count - 1}) "
-                          f"is outside the written frames {first}..{first + count - 1}; clipped")
-            lo, hi = max(q.start, 0), min(q.start + q.count, count)
-            if hi <= lo:
+        for a, start, n, first in placed:
+            if a is None:
                 continue
-            q.start, q.count = lo, hi - lo
+            out.append(Sequence(a.name, start, n, _rate(scene, a.fps, a.extras), str(a.extras.get("ue_group", "") or ""),
+                                [((m.frame - first) / n, m.name) for m in a.markers]))
+    elif source == "MARKERS":
+        _, start0, n0, first0 = placed[0]
+        marks = sorted(scene.markers, key=lambda m: m.frame)
+        for i, m in enumerate(marks):
+            end = marks[i + 1].frame if i + 1 < len(marks) else first0 + n0
+            lo, hi = max(m.frame, first0), min(end, first0 + n0)
+            if hi < end and hi > lo:
+                warnings.warn(f"sequence {m.name!r} (frames {m.frame}..{end - 1}) is outside the written frames "
+                              f"{first0}..{first0 + n0 - 1}; clipped")
+            if hi <= lo:
+                warnings.warn(f"marker {m.name!r} at frame {m.frame} starts no frame inside "
+                              f"{first0}..{first0 + n0 - 1}; no sequence for it")
+                continue
+            out.append(Sequence(m.name, start0 + lo - first0, hi - lo, float(scene.fps or 0.0)))
+    elif source != "ALL":
+        raise UnsupportedFeature(f"sequence_source must be ANIMATIONS, MARKERS or ALL, not {options.sequence_source!r}")
+    for q in out:
         q.name = checked_identifier(q.name, "Seq", "sequence", warnings)
         q.notifies = [(t, checked_identifier(f, "Notify", "notify function", warnings)) for t, f in q.notifies]
-        kept.append(q)
-    if not kept:
-        kept = [Sequence("All", 0, count, float(scene.fps or 0.0))]
-    return sorted(kept, key=lambda q: (q.start, -q.count))     # file order: by start, longest first
+    if not out:
+        out = [Sequence("All", 0, count, float(scene.fps or 0.0))]
+    return sorted(out, key=lambda q: (q.start, -q.count))     # file order: by start, longest first
 
 
 def _textures(scene: Scene, mesh: Mesh, numbers: np.ndarray, options, warnings: Warnings) -> dict[int, tuple[str, str]]:
@@ -282,9 +302,10 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     tri, face = _triangulate(mesh)
     if len(tri) > MAX_TRIANGLES:
         raise UnsupportedFeature(f"mesh {mesh.name!r} has {len(tri)} triangles; the format holds at most {MAX_TRIANGLES}")
-    frames, numbers = _frames(scene, mesh, node, options, warnings)
-    if len(numbers) > MAX_FRAMES:
-        raise UnsupportedFeature(f"{len(numbers)} frames; the format holds at most {MAX_FRAMES}")
+    frames, placed = _frames(scene, mesh, node, options, warnings)
+    count = frames.shape[1]
+    if count > MAX_FRAMES:
+        raise UnsupportedFeature(f"{count} frames; the format holds at most {MAX_FRAMES}")
 
     values = _face_values(scene, mesh, face, warnings)
     order = corner_order(values["ue_type"] & 15 == TYPE_WEAPON)
@@ -324,7 +345,7 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     origin, rotation, mult = _object_setup(scene, node, default, warnings)
     setup = None
     if options.write_uc:
-        seqs = _sequences(scene, options, numbers, warnings)
+        seqs = _sequences(scene, options, placed, count, warnings)
         visible = values["ue_type"] & 15 != TYPE_WEAPON
         setup = MeshSetup(origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,
                           scale=tuple(float(f'{v:.7g}') for v in mult * default / factor), sequences=seqs,
@@ -332,5 +353,5 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
                           package=checked_identifier(options.package_name, "", "package", warnings),
                           texture_group=checked_identifier(options.texture_group, "Skins", "texture group", warnings))
     geometry = GeometryFile(len(tris), nv, bytes(44), tris, b"")
-    animation = AnimationFile(len(numbers), nv * BYTES_PER_VERTEX[variant], pack_axes(raw, variant), b"")
-    return UnrealMesh(mesh.name, variant, geometry, animation, setup=setup, notes=warnings)
+    frame_file = AnimationFile(count, nv * BYTES_PER_VERTEX[variant], pack_axes(raw, variant), b"")
+    return UnrealMesh(mesh.name, variant, geometry, frame_file, setup=setup, notes=warnings)
