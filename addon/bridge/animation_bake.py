@@ -36,7 +36,6 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
 
 
 def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
-    sc = context.scene
     frames = np.arange(int(round(take.start)), int(round(take.end)) + 1)
     if not len(frames):
         return

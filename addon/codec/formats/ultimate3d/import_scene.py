@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ... import animation
 from ...errors import Warnings
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
@@ -364,13 +365,9 @@ def slice_channel(c: Channel, first: int, last: int) -> Channel:
     f = c.frames
     inside = (f >= first) & (f <= last)
     frames = np.unique(np.concatenate([f[inside], [first, last]]).astype(np.float64))
-    if c.interpolation == "CONSTANT":
-        idx = np.clip(np.searchsorted(f, frames, side="right") - 1, 0, len(f) - 1)
-        values = c.values[idx]
-    else:
-        values = np.stack([np.interp(frames, f, c.values[:, i]) for i in range(c.values.shape[1])], 1)
-        if c.path == "rotation_quaternion":
-            values /= np.linalg.norm(values, axis=1, keepdims=True)
+    values = animation.evaluate(c, frames)
+    if c.path == "rotation_quaternion":
+        values = animation.unit(values)
     return Channel(target=c.target, path=c.path, frames=frames, values=values, bone=c.bone,
                    interpolation=c.interpolation)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import animation
 from ...axes import compose, decompose
 
 SWAP = np.array([0, 2, 1])                       # Blender axis i = U3D axis SWAP[i]
@@ -117,15 +118,6 @@ def local_matrices(scaling, translation, rotation, at: np.ndarray) -> np.ndarray
     return compose(t, q, s)
 
 
-def continuous_quats(q: np.ndarray) -> np.ndarray:
-    """Flip signs so that consecutive quaternions stay on one hemisphere (for linear F-curves)."""
-    if len(q) < 2:
-        return q
-    d = np.sum(q[1:] * q[:-1], 1)
-    sign = np.concatenate([[1.0], np.cumprod(np.where(d < 0, -1.0, 1.0))])
-    return q * sign[:, None]
-
-
 def invertible(m: np.ndarray) -> bool:
     """A finite matrix that can be inverted (files may hold zero scales or garbage)."""
     return safe_inverse(m) is not None
@@ -144,4 +136,4 @@ def pose_channels(rest_local: np.ndarray, local: np.ndarray):
     """Pose basis = rest_local^-1 @ key, decomposed -> (location, quaternion wxyz, scale)."""
     basis = safe_inverse(rest_local) @ local      # callers check invertible(rest_local)
     t, q, s = decompose(basis)
-    return t, continuous_quats(q), s
+    return t, animation.continuous(q), s
