@@ -75,12 +75,26 @@ def _details(action) -> dict:
             "markers": [(mk.name, mk.frame - lo) for mk in action.pose_markers], "extras": extras}
 
 
+def _partner(owner, action, objs):
+    """The name of the take a shape-key action joins: a mesh's active shape-key action plays with
+    its object's active action (as glTF pairs them); None otherwise."""
+    if owner.animation_data.action != action:
+        return None
+    ob = next((o for o in objs if o.type == "MESH" and o.data.shape_keys == owner), None)
+    anim = getattr(ob, "animation_data", None)
+    if anim is None or anim.action is None:
+        return None
+    return anim.action.name.split("|")[0]
+
+
 def _action_takes(objs) -> list[Take]:
     by_name: dict[str, Take] = {}
     for owner in animated_ids(objs):
         for action in _actions_of(owner, getattr(owner, "type", "") == "ARMATURE"):
             lo, hi = (float(x) for x in action.frame_range)
-            name = action.name.split("|")[0]       # import names the actions of one animation "Name|Object"
+            # import names the actions of one animation "Name|Object"
+            name = (_partner(owner, action, objs) if isinstance(owner, bpy.types.Key) else None) \
+                or action.name.split("|")[0]
             take = by_name.get(name)
             if take is None:
                 take = by_name[name] = Take(name, lo, hi, source="ACTION", **_details(action))

@@ -1,0 +1,292 @@
+"""Several actions per object, in every format: each exported on its own, each imported to play alone.
+
+The scene: a rig of two bones skinning a box, or a box moved by object actions
+(Unreal, 3DS). "Walk" is the active action, "Run" is stashed on a muted NLA
+track, "Jump" (the third) sits on an NLA strip. Each action moves something
+different, so that a file that wrote one action's motion under another's name
+fails the pose comparison.
+"""
+import numpy as np
+import pytest
+
+import bpy
+from tests.blender.helpers import evaluated_positions
+
+LAYERED = bpy.app.version >= (4, 4, 0)
+RANGES = {"Walk": (1, 10), "Run": (1, 6), "Jump": (3, 7)}
+
+
+def _play_alone(idb, action):
+    """The action as the ID's only animation (written here, apart from the bridge under test);
+    shape keys it does not key rest at 0."""
+    for kb in getattr(idb, "key_blocks", []):
+        kb.value = 0.0
+    anim = idb.animation_data or idb.animation_data_create()
+    anim.action = action
+    if LAYERED and anim.action_slot is None:
+        anim.action_slot = action.slots[0]
+    anim.use_nla = False
+
+
+def _key(owner, target, path, index, frames, values):
+    """LINEAR keys for target.path[index] (target: the ID `owner`, or one of its pose bones)."""
+    for f, v in zip(frames, values):
+        getattr(target, path)[index] = v
+        target.keyframe_insert(path, index=index, frame=f)
+    for fc in _curves(owner.animation_data.action):
+        for kp in fc.keyframe_points:
+            kp.interpolation = "LINEAR"
+
+
+def _curves(action):
+    if not LAYERED:
+        return list(action.fcurves)
+    return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+            for fc in bag.fcurves]
+
+
+def _new_action(idb, name, keyer):
+    """A new action on `idb`, keyed by keyer(), left as the active one."""
+    anim = idb.animation_data or idb.animation_data_create()
+    anim.action = None
+    keyer()
+    anim.action.name = name
+    return anim.action
+
+
+def _place(idb, walk, run, jump, count):
+    """Walk active; Run stashed (a muted NLA track); Jump (with three) on an NLA strip."""
+    anim = idb.animation_data
+    stash = anim.nla_tracks.new()
+    stash.name = "[Action Stash]"
+    stash.strips.new("Run", 1, run)
+    stash.mute = True
+    if count == 3:
+        track = anim.nla_tracks.new()
+        track.strips.new("Jump", 3, jump)
+    else:
+        jump.use_fake_user = False
+        bpy.data.actions.remove(jump)
+    anim.action = walk
+    if LAYERED:
+        anim.action_slot = walk.slots[0]
+
+
+def rig_scene(context, count):
+    """Armature "Rig" (root, tip) skinning a box "Body"."""
+    arm = bpy.data.armatures.new("Rig")
+    rig = bpy.data.objects.new("Rig", arm)
+    context.scene.collection.objects.link(rig)
+    context.view_layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    root = arm.edit_bones.new("root")
+    root.head, root.tail = (0, 0, 0), (0, 0, 1)
+    tip = arm.edit_bones.new("tip")
+    tip.head, tip.tail, tip.parent = (0, 0, 1), (0, 0, 2), root
+    bpy.ops.object.mode_set(mode="OBJECT")
+    me = bpy.data.meshes.new("Body")
+    v = np.array([[x, y, z] for z in (0.0, 1.0, 2.0) for y in (-0.2, 0.2) for x in (-0.2, 0.2)], np.float32)
+    quads = [(0, 1, 5, 4), (4, 5, 9, 8), (2, 6, 7, 3), (6, 10, 11, 7), (0, 4, 6, 2), (4, 8, 10, 6),
+             (1, 3, 7, 5), (5, 7, 11, 9), (0, 2, 3, 1), (8, 9, 11, 10)]
+    me.from_pydata(v.tolist(), [], quads)
+    body = bpy.data.objects.new("Body", me)
+    context.scene.collection.objects.link(body)
+    body.parent = rig
+    g_root, g_tip = body.vertex_groups.new(name="root"), body.vertex_groups.new(name="tip")
+    g_root.add(list(range(0, 8)), 1.0, "REPLACE")
+    g_tip.add(list(range(4, 12)), 1.0, "REPLACE")
+    body.modifiers.new("Armature", "ARMATURE").object = rig
+    pb = rig.pose.bones
+    for b in pb:
+        b.rotation_mode = "QUATERNION"
+
+    def walk_keys():
+        _key(rig, pb["root"], "rotation_quaternion", 0, (1, 10), (1.0, np.cos(0.4)))
+        _key(rig, pb["root"], "rotation_quaternion", 1, (1, 10), (0.0, np.sin(0.4)))
+    walk = _new_action(rig, "Walk", walk_keys)
+    run = _new_action(rig, "Run", lambda: _key(rig, pb["tip"], "location", 2, (1, 6), (0.0, 0.5)))
+    jump = _new_action(rig, "Jump", lambda: _key(rig, pb["root"], "location", 1, (3, 7), (0.0, 1.0)))
+    for a in (walk, run, jump):
+        a.use_fake_user = True
+    for b in pb:                 # keying left values behind: what no action keys rests
+        b.matrix_basis = np.eye(4).T.tolist()
+    _place(rig, walk, run, jump, count)
+    return rig, body
+
+
+def box_scene(context, count):
+    """A box "Box" moved by object actions."""
+    bpy.ops.mesh.primitive_cube_add(size=1.0)
+    box = context.active_object
+    box.name = "Box"
+    walk = _new_action(box, "Walk", lambda: _key(box, box, "location", 0, (1, 10), (0.0, 9.0)))
+    run = _new_action(box, "Run", lambda: _key(box, box, "location", 2, (1, 6), (0.0, 5.0)))
+    jump = _new_action(box, "Jump", lambda: _key(box, box, "scale", 1, (3, 7), (1.0, 3.0)))
+    for a in (walk, run, jump):
+        a.use_fake_user = True
+    box.location, box.scale = (0, 0, 0), (1, 1, 1)
+    _place(box, walk, run, jump, count)
+    return box
+
+
+def _state(context):
+    """What the user sees: frame, selection, active object, every action slot, NLA track and pose."""
+    out = {"frame": context.scene.frame_current, "active": context.view_layer.objects.active,
+           "selected": sorted(o.name for o in context.view_layer.objects if o.select_get())}
+    for ob in context.scene.objects:
+        for idb in (ob, getattr(ob.data, "shape_keys", None)):
+            anim = getattr(idb, "animation_data", None)
+            if anim is None:
+                continue
+            out[idb.name] = (anim.action, anim.use_nla, getattr(anim, "action_slot", None),
+                             [(t.name, t.mute, [(s.name, s.action, s.frame_start) for s in t.strips])
+                              for t in anim.nla_tracks])
+        out[ob.name + " matrix"] = np.array(ob.matrix_basis).round(6).tolist()
+        if ob.type == "ARMATURE":
+            out[ob.name + " pose"] = [np.array(b.matrix_basis).round(6).tolist() for b in ob.pose.bones]
+    return out
+
+
+def _bone_worlds(rig) -> np.ndarray:
+    return np.stack([np.array(rig.matrix_world) @ np.array(b.matrix) for b in rig.pose.bones])
+
+
+def _source_poses(context, rig, names):
+    """Bone world matrices of each source action over its range, played alone."""
+    out = {}
+    anim = rig.animation_data
+    saved = (anim.action, anim.use_nla, getattr(anim, "action_slot", None))
+    for name in names:
+        for b in rig.pose.bones:         # what this action does not key rests
+            b.matrix_basis = np.eye(4).T.tolist()
+        _play_alone(rig, bpy.data.actions[name])
+        lo, hi = RANGES[name]
+        frames = []
+        for f in range(lo, hi + 1):
+            context.scene.frame_set(f)
+            frames.append(_bone_worlds(rig))
+        out[name] = np.stack(frames)
+    anim.action, anim.use_nla = saved[0], saved[1]
+    if LAYERED:
+        anim.action_slot = saved[2]
+    context.scene.frame_set(1)
+    return out
+
+
+def _imported_action(name):
+    """The action import made for `name` (import may add "|Object" or ".001")."""
+    found = [a for a in bpy.data.actions if a.name.split("|")[0].split(".")[0] == name]
+    assert len(found) == 1, [a.name for a in bpy.data.actions]
+    return found[0]
+
+
+def _frames_of(action):
+    lo, hi = action.frame_range
+    return int(round(lo)), int(round(hi))
+
+
+EXPORTS = {
+    "unigine": ("x.mesh", lambda p: bpy.ops.export_scene.unigine_mesh(filepath=p, embed_animations=True),
+                lambda p: bpy.ops.import_scene.unigine_mesh(filepath=p)),
+    "u3d": ("x.u3d", lambda p: bpy.ops.export_scene.ultimate3d(filepath=p),
+            lambda p: bpy.ops.import_scene.ultimate3d(filepath=p)),
+}
+
+
+@pytest.mark.parametrize("count", [2, 3])
+@pytest.mark.parametrize("fmt", sorted(EXPORTS))
+def test_rig_actions_each_round_trip_alone(clean, tmp_path, fmt, count):
+    rig, body = rig_scene(clean, count)
+    names = ["Walk", "Run", "Jump"][:count]
+    want = _source_poses(clean, rig, names)
+    clean.scene.frame_set(4)
+    before = _state(clean)
+    file, export, import_ = EXPORTS[fmt]
+    path = str(tmp_path / file)
+    assert export(path) == {"FINISHED"}
+    assert _state(clean) == before                          # the user's scene is as it was
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert import_(path) == {"FINISHED"}
+    back = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    got_names = sorted({a.name.split("|")[0].split(".")[0] for a in bpy.data.actions})
+    assert got_names == sorted(names)
+    strips = sorted((s.frame_start, s.frame_end) for t in back.animation_data.nla_tracks for s in t.strips)
+    assert all(a[1] < b[0] for a, b in zip(strips, strips[1:])), strips      # never overlapping
+    assert all(s.extrapolation == "NOTHING" for t in back.animation_data.nla_tracks for s in t.strips)
+    for name in names:
+        action = _imported_action(name)
+        lo, hi = _frames_of(action)
+        assert hi - lo == RANGES[name][1] - RANGES[name][0], (name, lo, hi)
+        for b in back.pose.bones:
+            b.matrix_basis = np.eye(4).T.tolist()
+        _play_alone(back, action)
+        for k in range(hi - lo + 1):
+            bpy.context.scene.frame_set(lo + k)
+            got = _bone_worlds(back)
+            np.testing.assert_allclose(got[:, :3, 3], want[name][k][:, :3, 3], atol=2e-3, err_msg=f"{name} {k}")
+            np.testing.assert_allclose(got[:, :3, 1], want[name][k][:, :3, 1], atol=2e-3, err_msg=f"{name} {k}")
+
+
+def _unreal_export(p):
+    return bpy.ops.export_scene.unreal_vertex_mesh(filepath=p)
+
+
+@pytest.mark.parametrize("count", [2, 3])
+def test_unreal_sequences_are_the_actions_one_after_another(clean, tmp_path, count):
+    box = box_scene(clean, count)
+    names = ["Walk", "Run", "Jump"][:count]
+    want = {}
+    for name in names:
+        box.location, box.scale = (0, 0, 0), (1, 1, 1)      # what the user's box shows (at frame 1 of Walk)
+        _play_alone(box, bpy.data.actions[name])
+        lo, hi = RANGES[name]
+        want[name] = []
+        for f in range(lo, hi + 1):
+            clean.scene.frame_set(f)
+            want[name].append(evaluated_positions(box, world=True))
+    box.location, box.scale = (0, 0, 0), (1, 1, 1)
+    box.animation_data.action = bpy.data.actions["Walk"]
+    box.animation_data.use_nla = True
+    if LAYERED:
+        box.animation_data.action_slot = bpy.data.actions["Walk"].slots[0]
+    clean.scene.frame_set(1)
+    before = _state(clean)
+    assert _unreal_export(str(tmp_path / "box_d.3d")) == {"FINISHED"}
+    assert _state(clean) == before
+    text = (tmp_path / "box.uc").read_text()
+    start = 0
+    for name in names:          # laid one after another, in the order found
+        n = RANGES[name][1] - RANGES[name][0] + 1
+        assert f"SEQ={name} STARTFRAME={start} NUMFRAMES={n}" in text
+        start += n
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.import_scene.unreal_vertex_mesh(filepath=str(tmp_path / "box_d.3d")) == {"FINISHED"}
+    ob = next(o for o in bpy.context.scene.objects if o.type == "MESH")
+    key = ob.data.shape_keys
+    for name in names:
+        action = next(a for a in bpy.data.actions if a.name.split("|")[0] == name)
+        lo, hi = _frames_of(action)
+        assert hi - lo + 1 == len(want[name])
+        _play_alone(key, action)
+        for k in range(hi - lo + 1):
+            bpy.context.scene.frame_set(lo + k)
+            got = evaluated_positions(ob, world=True)
+            # the box rests at the origin, so file and Blender world positions coincide
+            np.testing.assert_allclose(got, want[name][k], atol=0.02, err_msg=f"{name} {k}")
+
+
+def test_3ds_writes_the_active_action_and_names_the_others(clean, tmp_path, capsys):
+    box = box_scene(clean, 3)
+    clean.scene.frame_set(5)
+    before = _state(clean)
+    assert bpy.ops.export_scene.studio3ds(filepath=str(tmp_path / "b.3ds")) == {"FINISHED"}
+    assert _state(clean) == before
+    out = capsys.readouterr().out
+    assert "one timeline" in out and "'Run'" in out and "'Jump'" in out
+    bpy.ops.wm.read_homefile(use_empty=True)
+    assert bpy.ops.import_scene.studio3ds(filepath=str(tmp_path / "b.3ds")) == {"FINISHED"}
+    back = bpy.data.objects["Box"]
+    for f, x in ((1, 0.0), (4, 3.0), (10, 9.0)):          # Walk's motion, not Run's
+        bpy.context.scene.frame_set(f)
+        np.testing.assert_allclose(back.matrix_world.translation, (x, 0, 0), atol=1e-4)
+    assert box is not None
