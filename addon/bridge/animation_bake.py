@@ -14,7 +14,7 @@ import numpy as np
 
 from ..codec import animation, axes
 from ..codec.scene import Animation, Channel, Marker, Scene, ShapeKey
-from . import action_sample, animation_takes
+from . import action_keys, action_sample, animation_takes
 from .collect import CollectOptions, _m, local_matrix
 
 
@@ -104,8 +104,23 @@ def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> No
         mesh.extras["baked_frames"] += [int(f) for f in frames]
         mesh.extras["baked_animation"] += [number] * len(frames)
         mesh.shape_keys += [ShapeKey(f"{take.name} {int(f)}", v) for f, v in zip(frames, stack)]
+    anim.channels = [_source_keys(c, objs) for c in anim.channels]
     if anim.channels or mesh_objs or take.source != "SCENE":
         scene.animations.append(anim)
+
+
+def _source_keys(c: Channel, objs: list) -> Channel:
+    """The channel on the action's own key frames where they replay it (action_keys)."""
+    ob = objs[c.target]
+    if c.bone:
+        owner, path = ob, f'pose.bones["{c.bone}"].{c.path}'
+    elif c.path.startswith("key_blocks"):
+        owner, path = ob.data.shape_keys, c.path
+    elif c.path.startswith("data."):
+        owner, path = ob.data, c.path[5:]
+    else:
+        owner, path = ob, c.path
+    return action_keys.keyed(c, action_keys.curves_by_path(owner).get(path, []))
 
 
 def needs_vertex_bake(ob, apply_modifiers: bool) -> bool:

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import bpy
+from addon.codec.animation import evaluate
 from tests.blender.helpers import lens_animated_camera
 
 
@@ -74,8 +75,8 @@ def test_collected_bone_channels_follow_the_action(clean, lgf):
     clean.scene.frame_start, clean.scene.frame_end = 0, 10
     scene = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions())
     loc = next(c for c in scene.animations[0].channels if c.bone == "b0" and c.path == "location")
-    np.testing.assert_allclose(loc.values[:, 2], np.arange(11) * 0.5, atol=1e-6)
-    assert pytest.approx(list(loc.frames)) == list(range(11))
+    assert list(loc.frames) == [0, 10] and loc.interpolation == "LINEAR"      # the action's own keys
+    np.testing.assert_allclose(evaluate(loc, np.arange(11))[:, 2], np.arange(11) * 0.5, atol=1e-6)
 
 
 def test_data_and_visibility_animation_is_collected(clean, lgf):
@@ -90,10 +91,11 @@ def test_data_and_visibility_animation_is_collected(clean, lgf):
     clean.scene.frame_start, clean.scene.frame_end = 0, 10
     anim = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions()).animations[0]
     lens = next(c for c in anim.channels if c.path == "data.lens")
-    np.testing.assert_allclose(lens.values[:, 0], 20 + 6 * np.arange(11), atol=1e-4)
+    assert list(lens.frames) == [0, 10]
+    np.testing.assert_allclose(evaluate(lens, np.arange(11))[:, 0], 20 + 6 * np.arange(11), atol=1e-4)
     hide = next(c for c in anim.channels if c.path == "hide_viewport")
-    assert hide.interpolation == "CONSTANT"
-    assert hide.values[:, 0].tolist() == [0] * 6 + [1] * 5
+    assert hide.interpolation == "CONSTANT" and list(hide.frames) == [0, 6, 10]
+    assert evaluate(hide, np.arange(11))[:, 0].tolist() == [0] * 6 + [1] * 5
 
 
 def _data_curves(idblock):
