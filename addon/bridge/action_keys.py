@@ -56,13 +56,15 @@ def keyed(baked: Channel, curves: list) -> Channel:
     if len(kinds) > 1 or not kinds <= set(_KIND):
         return baked
     interp = _KIND[kinds.pop()] if kinds else "LINEAR"
-    at = np.unique(np.concatenate([[lo, hi]] + [co[(co[:, 0] >= lo) & (co[:, 0] <= hi), 0] for co, *_ in keys]))
-    if np.any(at != np.round(at)) or len(at) >= len(frames):
+    inside = [co[(co[:, 0] >= lo) & (co[:, 0] <= hi), 0] for co, *_ in keys]
+    # a straight or held piece cut at the range's ends is still one; a Bezier piece is not
+    at = np.unique(np.concatenate(inside + ([[lo, hi]] if interp != "BEZIER" else [])))
+    if not len(at) or np.any(at != np.round(at)) or len(at) >= len(frames):
         return baked
     values = np.asarray(baked.values)[(at - lo).astype(np.int64)]
     handles = None
     if interp == "BEZIER":
-        # handles only where every component has its keys at the same frames, none outside the range
+        # handles only where every component has all its keys at the same frames, inside the range
         if any(len(co) != len(at) or np.any(co[:, 0] != at) for co, *_ in keys):
             return baked
         handles = np.stack([np.stack([left, right], 1) for _, left, right, _ in keys], 1)   # (N, D, 2, 2)

@@ -290,3 +290,25 @@ def test_3ds_writes_the_active_action_and_names_the_others(clean, tmp_path, caps
         bpy.context.scene.frame_set(f)
         np.testing.assert_allclose(back.matrix_world.translation, (x, 0, 0), atol=1e-4)
     assert box is not None
+
+
+def _track_frames(path):
+    from addon.codec.formats.studio3ds import ids
+    from addon.codec.formats.studio3ds.read import parse
+    out = {}
+    for node in parse(path.read_bytes()).keyframer().children:
+        hdr = node.value(ids.NODE_HDR)
+        for c in node.children:
+            if hdr and hasattr(c.data, "frames") and c.cid != ids.ROLL_TRACK:
+                out[(hdr[0], node.cid, c.cid)] = [int(f) for f in c.data.frames]
+    return out
+
+
+def test_3ds_round_trip_keeps_its_key_frames(clean, tmp_path):
+    from tests.codec.fixtures_3ds import ASSETS
+    src = ASSETS / "TargetCameraAnim.3ds"
+    assert bpy.ops.import_scene.studio3ds(filepath=str(src)) == {"FINISHED"}
+    assert bpy.ops.export_scene.studio3ds(filepath=str(tmp_path / "out.3ds")) == {"FINISHED"}
+    want, got = _track_frames(src), _track_frames(tmp_path / "out.3ds")
+    assert [0, 30, 60, 90] in want.values()
+    assert got == want
