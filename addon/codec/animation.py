@@ -207,9 +207,12 @@ def skinned(scene: Scene, anim: Animation | None, node: int, mesh: Mesh, positio
     rest = np.stack([np.asarray(b.matrix, np.float64) for b in bones]) if bones else np.zeros((0, 4, 4))
     basis = pose_bases(anim, arm_node, [b.name for b in bones], at)
     posed = np.empty_like(basis)
-    for i, b in enumerate(bones):                 # parents before children: a chain of few bones
-        local = rest[i] if b.parent < 0 else np.linalg.inv(rest[b.parent]) @ rest[i]
-        posed[:, i] = (local if b.parent < 0 else posed[:, b.parent] @ local) @ basis[:, i]
+    posed_yet: set[int] = set()
+    for i in _parents_first([b.parent for b in bones]):      # a few bones: one step each
+        p = bones[i].parent if bones[i].parent in posed_yet else -1      # a cycle's parent counts as none
+        posed_yet.add(i)
+        local = rest[i] if p < 0 else np.linalg.inv(rest[p]) @ rest[i]
+        posed[:, i] = (local if p < 0 else posed[:, p] @ local) @ basis[:, i]
     # mesh space -> armature space -> posed -> back to mesh space
     mesh_world = scene.world_matrix(node)
     arm_world = scene.world_matrix(arm_node) if arm_node >= 0 else np.eye(4)
@@ -227,6 +230,21 @@ def skinned(scene: Scene, anim: Animation | None, node: int, mesh: Mesh, positio
         q = np.einsum("vij,vj->vi", m[:, :3, :3], p) + m[:, :3, 3]
         q[free] = p[free]
         out[f] = q
+    return out
+
+
+def _parents_first(parents: list[int]) -> list[int]:
+    """Bone indices with every parent before its children (files may list children first);
+    a parent out of range or in a cycle counts as none."""
+    n, out, done = len(parents), [], set()
+    for start in range(n):
+        chain, i = [], start
+        while 0 <= i < n and i not in done and i not in chain:
+            chain.append(i)
+            i = parents[i]
+        for j in reversed(chain):
+            done.add(j)
+            out.append(j)
     return out
 
 
