@@ -44,7 +44,12 @@ def objects_in_scope(context, o: CollectOptions) -> list:
         objs = [ob for ob in objs if ob.select_get()]
     if o.use_visible:
         objs = [ob for ob in objs if ob.visible_get()]
-    return [ob for ob in objs if ob.type in o.object_types]
+    return [ob for ob in objs if ob.type in o.object_types
+            or ob.type in CONVERTED and "MESH" in o.object_types]
+
+
+# Object types with geometry but no mesh of their own: written as their evaluated mesh, as glTF does.
+CONVERTED = ("CURVE", "FONT", "SURFACE", "META")
 
 
 def _m(mat) -> np.ndarray:
@@ -82,6 +87,8 @@ class _Collector:
     def mesh(self, ob) -> int:
         # one Scene mesh per mesh datablock unless modifiers make instances differ
         shaping = [md for md in ob.modifiers if md.show_viewport and md.type != "ARMATURE"]
+        if ob.type in CONVERTED:
+            return self.converted(ob)
         shared = not (self.o.apply_modifiers and shaping)
         key = ob.data.as_pointer() if shared else ob.as_pointer()
         if key in self.mesh_of:
@@ -105,6 +112,19 @@ class _Collector:
         self.scene.meshes.append(m)
         self.mesh_of[key] = len(self.scene.meshes) - 1
         return self.mesh_of[key]
+
+    def converted(self, ob) -> int:
+        """A curve, text, surface or metaball object's evaluated mesh."""
+        src = ob.evaluated_get(self.depsgraph)
+        me = src.to_mesh()
+        try:
+            m = read_mesh(me, self.o.triangulate, self.o.tangents)
+        finally:
+            src.to_mesh_clear()
+        m.name = ob.data.name
+        m.materials = [self.material_index(s.material) for s in ob.material_slots]
+        self.scene.meshes.append(m)
+        return len(self.scene.meshes) - 1
 
     def _shape_keys(self, ob, m: Mesh) -> None:
         keys = ob.data.shape_keys
@@ -298,8 +318,8 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
     G = _m(o.global_matrix)
     for ob in objs:
-        node = Node(name=str(ob.get("source_name", ob.name)), kind=ob.type if ob.type in
-                    ("MESH", "CAMERA", "LIGHT", "ARMATURE") else "EMPTY")
+        node = Node(name=str(ob.get("source_name", ob.name)), kind="MESH" if ob.type in CONVERTED else
+                    ob.type if ob.type in ("MESH", "CAMERA", "LIGHT", "ARMATURE") else "EMPTY")
         node.extras = {k: v for k, v in props.load(ob).items() if k != "source_name"}
         parent = ob.parent if ob.parent is not None and ob.parent.as_pointer() in index else None
         node.matrix = local_matrix(ob, parent, G)
@@ -310,7 +330,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.collection = ob.users_collection[0].name
         node.hide = ob.hide_render
         node.cast_shadow = bool(getattr(ob, "visible_shadow", True))
-        if ob.type == "MESH":
+        if ob.type == "MESH" or ob.type in CONVERTED:
             node.data = c.mesh(ob)
         elif ob.type == "CAMERA":
             cam = ob.data
@@ -333,6 +353,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.target = index[track.target.as_pointer()]
             node.target_up = bool(getattr(track, "use_target_z", False))
         c.scene.nodes.append(node)
+    _report_geometry(context, c.scene, objs)
     sc = context.scene
     c.scene.frame_start, c.scene.frame_end = sc.frame_start, sc.frame_end
     c.scene.fps = sc.render.fps / sc.render.fps_base
@@ -340,3 +361,20 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
         from .animation_bake import bake
         bake(context, c.scene, objs, o)
     return c.scene
+
+
+def _report_geometry(context, scene: Scene, objs: list) -> None:
+    """One warning for the objects written as meshes, one for instances that are not written."""
+    converted = [ob.name for ob in objs if ob.type in CONVERTED]
+    if converted:
+        scene.warnings.append(f"curve, text, surface and metaball objects are written as meshes: "
+                              f"{', '.join(converted[:4])}{' and more' if len(converted) > 4 else ''}")
+    exported = {ob.name for ob in objs if ob.type not in CONVERTED}     # their geometry comes as instances
+    makers = set()
+    for inst in context.evaluated_depsgraph_get().object_instances:     # valid inside the loop only
+        if inst.is_instance and inst.parent is not None and inst.parent.original.name in exported:
+            makers.add(inst.parent.original.name)
+    if makers:
+        names = sorted(makers)
+        scene.warnings.append(f"instances (geometry nodes, collection or vertex instancing) of "
+                              f"{', '.join(names[:4])} are not written: realize them to export them")

@@ -9,6 +9,7 @@ from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from . import losses
 from .errors import CodecError, FormatError, UnsupportedFeature, Warnings, WrongPassword
 from .fileio import write_atomically
 from .registry import FormatSpec, find_format, registered_formats
@@ -62,6 +63,7 @@ def save(scene: Scene, path: str | Path, fmt: str = "", **options) -> list[str]:
     p = Path(path)
     spec = find_format(p, fmt, for_write=True)
     warnings = Warnings()
+    losses.report(scene, spec.name, warnings)
     model = spec.from_scene(scene, options_for(spec.export_options, options), warnings)
     write_atomically(spec.encode(model, p))
     return warnings.as_list()

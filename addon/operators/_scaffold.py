@@ -174,8 +174,8 @@ class ExportOperator(ExportHelper):
             bpy.ops.object.mode_set(mode="OBJECT")
         try:
             scene = self.collect(context)
-            warnings = codec.save(scene, self.filepath, fmt=self.format_name,
-                                  **asdict(options_from(self, self.options_class)))
+            warnings = scene.warnings + codec.save(scene, self.filepath, fmt=self.format_name,
+                                                   **asdict(options_from(self, self.options_class)))
         except (CodecError, OSError, ValueError) as e:
             self.report({"ERROR"}, f"Cannot export {Path(self.filepath).name}: {e}")
             return {"CANCELLED"}

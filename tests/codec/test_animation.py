@@ -1,4 +1,6 @@
 """codec.animation: the one evaluator of Scene channels, and what every format writes with it."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,7 @@ from addon.codec.animation import auto_handles, continuous, evaluate, layout, me
 from addon.codec.scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
 
 F = np.arange(11, dtype=np.float64)
+ASSETS = Path(__file__).resolve().parents[2] / "test_assets"
 
 
 def _ch(frames, values, interp="LINEAR", handles=None, path="location"):
@@ -104,3 +107,47 @@ def test_linear_keys_play_their_in_betweens_in_unreal(tmp_path):
     frames = np.stack([k.positions for k in back.meshes[0].shape_keys])
     assert len(frames) == 11
     np.testing.assert_allclose(frames[:, 0, 0] - frames[0, 0, 0], F, atol=0.2)       # packed: 1/8 unit steps
+
+
+# -- the loss report -----------------------------------------------------------------------------
+def _rig_with_extras():
+    sc = _rig_scene()
+    from addon.codec.scene import Camera, Light
+    sc.cameras.append(Camera("Cam"))
+    sc.lights += [Light("Sun", "SUN"), Light("Lamp", "POINT")]
+    sc.add_node(Node("Cam", "CAMERA", 0))
+    sc.add_node(Node("Sun", "LIGHT", 0))
+    sc.add_node(Node("Lamp", "LIGHT", 1))
+    box = sc.add_node(Node("Box", "MESH", 0))
+    m = sc.meshes[0]
+    m.shape_keys = [ShapeKey("Basis", m.positions), ShapeKey("Up", m.positions + 1)]
+    sc.animations[0].channels += [Channel(box, 'key_blocks["Up"].value', F[[0, 10]], np.array([[0.0], [1.0]])),
+                                  Channel(box, "location", F[[0, 10]], np.zeros((2, 3)))]
+    return sc
+
+
+@pytest.mark.parametrize("file,expected", [
+    ("x.3ds", ["holds no bones or skinning: 'Body'", "sun and area lights 'Sun'", "no shape-key animation: that of 'Box'"]),
+    ("x_d.3d", ["holds no cameras or lights: 'Cam', 'Sun', 'Lamp'"]),
+    ("x.mesh", ["holds no cameras or lights", "no shape-key animation: that of 'Box'",
+                "animates bones only: the animation of objects 'Box'"]),
+    ("x.u3d", ["holds no cameras or lights"]),
+])
+def test_what_the_target_cannot_hold_is_one_warning_each(tmp_path, file, expected):
+    sc = _rig_with_extras()
+    if file.endswith(".u3d"):         # a skinned .u3d is one mesh: no second object
+        sc.nodes[-1].kind = "EMPTY"
+    warnings = save(sc, tmp_path / file)
+    for text in expected:
+        assert sum(text in w for w in warnings) == 1, (text, warnings)
+
+
+@pytest.mark.parametrize("target", ["x.3ds", "x_d.3d", "x.mesh", "x.u3d"])
+def test_an_anim_into_a_format_without_it_is_an_error(tmp_path, target):
+    from addon.codec.errors import UnsupportedFeature
+    scene = load(ASSETS / "unigine" / "tube_bend.anim")
+    assert scene.animations and not scene.nodes
+    with pytest.raises(UnsupportedFeature, match="only animation"):
+        save(scene, tmp_path / target)
+    assert not (tmp_path / target).exists()
+    save(scene, tmp_path / "again.anim")                          # the format that holds it: fine
