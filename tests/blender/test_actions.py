@@ -312,3 +312,14 @@ def test_3ds_round_trip_keeps_its_key_frames(clean, tmp_path):
     want, got = _track_frames(src), _track_frames(tmp_path / "out.3ds")
     assert [0, 30, 60, 90] in want.values()
     assert got == want
+
+
+def test_unigine_writes_one_anim_file_per_action(clean, tmp_path):
+    rig_scene(clean, 3)
+    assert bpy.ops.export_scene.unigine_mesh(filepath=str(tmp_path / "hero.mesh")) == {"FINISHED"}
+    from addon.codec import load
+    files = sorted(p.name for p in tmp_path.glob("*.anim"))
+    assert files == ["hero_Jump.anim", "hero_Run.anim", "hero_Walk.anim"]
+    for name, (lo, hi) in RANGES.items():
+        anims = load(tmp_path / f"hero_{name}.anim").animations
+        assert [(a.name, a.frame_end - a.frame_start) for a in anims] == [(name, hi - lo)]
