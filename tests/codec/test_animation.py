@@ -151,3 +151,18 @@ def test_an_anim_into_a_format_without_it_is_an_error(tmp_path, target):
         save(scene, tmp_path / target)
     assert not (tmp_path / target).exists()
     save(scene, tmp_path / "again.anim")                          # the format that holds it: fine
+
+
+def test_u3d_bone_keys_stay_at_the_source_key_frames(tmp_path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    sc = _rig_scene()
+    sc.animations[0].channels[0] = Channel(0, "location", F[[0, 4, 10]], np.array([[0.0, 0, 0], [4, 0, 0], [4, 0, 3]]),
+                                           bone="root")
+    save(sc, tmp_path / "k.u3d")
+    bone = parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
+    assert bone.translation_keys["frame"].tolist() == [0, 4, 10]
+    sc.animations[0].channels[0].interpolation = "BEZIER"        # a curve U3D cannot play: every frame
+    save(sc, tmp_path / "k.u3d")
+    bone = parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
+    assert bone.translation_keys["frame"].tolist() == list(range(11))

@@ -15,7 +15,7 @@ from ... import animation, axes
 from ...scene import Animation, Mesh as SMesh, Scene
 from ...errors import UnsupportedFeature, Warnings
 from .model import ROT_KEY, SCALE_KEY
-from .transforms import SWAP, quat_from_blender
+from .transforms import SWAP, quat_from_blender, sample_quats, sample_vectors
 from .validate import MAX_FRAMES
 
 @dataclass
@@ -59,16 +59,42 @@ def timeline(scene: Scene) -> Timeline:
     return Timeline(parts, max(int(last), 0))
 
 
-def _keys(dtype, frames: np.ndarray, values: np.ndarray) -> np.ndarray:
+def _keys(dtype, frames: np.ndarray, values: np.ndarray, source: np.ndarray, rotation: bool = False) -> np.ndarray:
+    """Keys at the source's key frames when U3D's interpolation (linear; slerp for rotations) of them
+    replays every frame; else one key per frame; one key when nothing changes."""
     if len(values) and np.all(values == values[0]):
         frames, values = frames[:1], values[:1]     # constant: one key says it all
+    elif 1 < len(source) < len(frames):
+        at = frames.astype(np.float64)
+        if rotation:
+            replay = sample_quats(source.astype(np.float64), values[source], at)
+            replay *= np.where(np.sum(replay * values, 1, keepdims=True) < 0, -1.0, 1.0)
+        else:
+            replay = sample_vectors(source.astype(np.float64), values[source], at, values[0])
+        if np.allclose(replay, values, atol=1e-5 * max(1.0, float(np.abs(values).max()))):
+            frames, values = frames[source], values[source]
     out = np.zeros(len(frames), dtype)
     out["frame"], out["value"] = frames, values
     return out
 
 
+def _source_frames(line: Timeline, arm_node: int, bone: str) -> np.ndarray:
+    """File frames where the bone's channels have keys, and each animation's first and last frame."""
+    out = set()
+    for anim, first, frames in line.parts:
+        out |= {first, first + len(frames) - 1}
+        for c in animation.channel_map(anim, arm_node, bone).values():
+            f = np.asarray(c.frames, np.float64)
+            inside = f[(f >= frames[0]) & (f <= frames[-1])]
+            if np.any(inside != np.round(inside)):
+                return np.zeros(0, np.int64)              # keys between frames: bake every frame
+            out |= set((inside - frames[0] + first).astype(np.int64).tolist())
+    return np.array(sorted(out), np.int64)
+
+
 def bone_keys(scene: Scene, arm_node: int, bone: str, rest_local: np.ndarray, line: Timeline):
-    """-> (scaling, translation, rotation) key arrays baked at every integer frame."""
+    """-> (scaling, translation, rotation) key arrays: at the channels' own key frames where they
+    replay the motion, else at every integer frame."""
     def local(anim, frames):
         lt, lq, ls = axes.decompose(rest_local @ axes.compose(*animation.trs(
             animation.channel_map(anim, arm_node, bone), frames)))      # key = rest_local @ pose basis
@@ -79,9 +105,10 @@ def bone_keys(scene: Scene, arm_node: int, bone: str, rest_local: np.ndarray, li
         v = line.sample(local, 10)
     lt, lq, ls = v[:, :3], animation.continuous(v[:, 3:7]), v[:, 7:]
     f = np.arange(len(v), dtype=np.uint32)
-    return (_keys(SCALE_KEY, f, ls[:, SWAP].astype(np.float32)),
-            _keys(SCALE_KEY, f, lt[:, SWAP].astype(np.float32)),
-            _keys(ROT_KEY, f, quat_from_blender(lq).astype(np.float32)))
+    src = _source_frames(line, arm_node, bone)
+    return (_keys(SCALE_KEY, f, ls[:, SWAP].astype(np.float32), src),
+            _keys(SCALE_KEY, f, lt[:, SWAP].astype(np.float32), src),
+            _keys(ROT_KEY, f, quat_from_blender(lq).astype(np.float32), src, rotation=True))
 
 
 def shape_key_frames(scene: Scene, node: int, sm: SMesh, line: Timeline) -> list[np.ndarray] | None:
