@@ -1,6 +1,5 @@
 """Sampling action curves in numpy gives what stepping the scene gives."""
 import numpy as np
-import pytest
 
 import bpy
 from addon.codec.animation import evaluate
