@@ -104,13 +104,15 @@ def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> No
         mesh.extras["baked_frames"] += [int(f) for f in frames]
         mesh.extras["baked_animation"] += [number] * len(frames)
         mesh.shape_keys += [ShapeKey(f"{take.name} {int(f)}", v) for f, v in zip(frames, stack)]
-    anim.channels = [_source_keys(c, objs) for c in anim.channels]
+    curves: dict[int, dict] = {}
+    anim.channels = [_source_keys(c, objs, curves) for c in anim.channels]
     if anim.channels or mesh_objs or take.source != "SCENE":
         scene.animations.append(anim)
 
 
-def _source_keys(c: Channel, objs: list) -> Channel:
-    """The channel on the action's own key frames where they replay it (action_keys)."""
+def _source_keys(c: Channel, objs: list, curves: dict[int, dict]) -> Channel:
+    """The channel on the action's own key frames where they replay it (action_keys).
+    `curves` caches each owner's F-curves by path."""
     ob = objs[c.target]
     if c.bone:
         owner, path = ob, f'pose.bones["{c.bone}"].{c.path}'
@@ -120,7 +122,9 @@ def _source_keys(c: Channel, objs: list) -> Channel:
         owner, path = ob.data, c.path[5:]
     else:
         owner, path = ob, c.path
-    return action_keys.keyed(c, action_keys.curves_by_path(owner).get(path, []))
+    if owner.as_pointer() not in curves:
+        curves[owner.as_pointer()] = action_keys.curves_by_path(owner)
+    return action_keys.keyed(c, curves[owner.as_pointer()].get(path, []))
 
 
 def needs_vertex_bake(ob, apply_modifiers: bool) -> bool:
