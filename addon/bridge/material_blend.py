@@ -1,12 +1,13 @@
 """Blend modes a Principled BSDF alone does not show: hard cutoff, additive, multiply.
 
-Wired into a material build_material has made, so that EEVEE and Cycles in
-Blender 4.2 to 5.0 draw them alike:
+Wired into a material build_material has made (which already picks dithered
+or blended rendering), so that EEVEE and Cycles in Blender 4.2 to 5.0 draw
+them alike:
   CLIP      the base colour texture's alpha through a hard cutoff (alpha > 0.5)
-            into the Principled alpha, as glTF's importer does for MASK;
-            dithered rendering, so 0/1 alpha gives exact holes in EEVEE.
+            into the Principled alpha, as glTF's importer does for MASK:
+            0/1 alpha, so dithered rendering gives exact holes in EEVEE.
   ADD       Transparent BSDF + the Principled BSDF: what is behind plus the
-            lit surface (blended rendering).
+            lit surface.
   MULTIPLY  a Transparent BSDF tinted by the texture: what is behind times it.
 The Principled BSDF and its texture nodes stay, so collect_material reads the
 material back the same way.
@@ -27,13 +28,6 @@ def _base_texture(nt, bsdf):
         ins = [s for s in node.inputs if s.is_linked]
         node = ins[0].links[0].from_node if ins else None
     return node
-
-
-def _render_method(mat, method: str) -> None:
-    if hasattr(mat, "surface_render_method"):
-        mat.surface_render_method = method                 # EEVEE Next (4.2+)
-    if hasattr(mat, "use_transparent_shadow"):
-        mat.use_transparent_shadow = True
 
 
 def apply(mat, blend: str, alpha: float) -> None:
@@ -57,7 +51,6 @@ def apply(mat, blend: str, alpha: float) -> None:
             cut.inputs[1].default_value = CUTOFF
             nt.links.new(tex.outputs["Alpha"], cut.inputs[0])
             nt.links.new(cut.outputs["Value"], bsdf.inputs["Alpha"])
-        _render_method(mat, "DITHERED")
         return
     clear = nt.nodes.new("ShaderNodeBsdfTransparent")
     clear.location = (x - 200, y + 200)
@@ -73,4 +66,3 @@ def apply(mat, blend: str, alpha: float) -> None:
         else:
             clear.inputs["Color"].default_value = bsdf.inputs["Base Color"].default_value
         nt.links.new(clear.outputs["BSDF"], out.inputs["Surface"])
-    _render_method(mat, "BLENDED")

@@ -4,10 +4,13 @@ The file's axes are the engine's left-handed X forward, Y right, Z up in raw
 integer units, so Blender gets (X, -Y, Z) with every triangle's winding
 reversed, scaled by the notes' default (X/8, Y/8, Z/4; Deus Ex 1/256).
 
-What a .uc script adds on top (MESHMAP SCALE, MESH ORIGIN and its rotation)
-goes into the object's matrix, so the mesh itself keeps one file unit per
-Blender unit after the default scale, and writing it back gives the same raw
-integers. Face attributes kept per triangle:
+What a .uc script adds on top goes into the object's matrix, as the engine
+draws the mesh: Rotation(yaw, pitch, roll) @ (Scale * (raw - Origin)), so the
+mesh itself keeps one file unit per Blender unit after the default scale, and
+writing it back gives the same raw integers. UNMIRROR=1 negates raw X and
+swaps corners 1 and 2 first. Each skin is one material, masked (CLIP),
+translucent (ADD) or modulated (MULTIPLY) when its triangles' usual type or
+its texture's FLAGS/MASK say so. Face attributes kept per triangle:
   ue_type        triangle type, type byte & 15 (0 normal, 1 two-sided, 2 translucent,
                  3 masked, 4 modulated, 8 weapon triangle)
   ue_flags       flag bits, type byte & 0xF0 (16 unlit, 32 flat, 64 environment, 128 no smoothing)
