@@ -174,3 +174,21 @@ def test_every_object_merges_into_one_mesh(tmp_path):
     text = out[tmp_path / "m.uc"].decode()
     assert "#exec MESHMAP SCALE MESHMAP=m X=0.25 Y=0.25 Z=0.5" in text
     assert "NUM=0 TEXTURE=paint" in text and "NUM=1 TEXTURE=imported" in text
+
+
+def test_a_skin_drawn_two_ways_gets_a_material_for_each(tmp_path):
+    tris = [tri(f, tex=0, type_=k) for f, k in zip(((0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)), (1, 1, 3, 1 | 16))]
+    uc = ("#exec MESH IMPORT MESH=k ANIVFILE=k_a.3d DATAFILE=k_d.3d\n"
+          "#exec TEXTURE IMPORT NAME=S FILE=s.pcx\n#exec MESHMAP SETTEXTURE MESHMAP=k NUM=0 TEXTURE=S\n")
+    write_set(tmp_path, "k", d_file(tris, 4), a_file([TETRA]), uc)
+    (tmp_path / "s.pcx").write_bytes(masked_pcx())
+    s, _ = _import(tmp_path / "k_d.3d")
+    m = s.meshes[0]
+    mats = [s.materials[i] for i in m.materials]
+    assert [(x.name, x.blend, x.extras["ue_texture"]) for x in mats] == [("S", "OPAQUE", 0), ("S masked", "CLIP", 0)]
+    assert m.face_material.tolist() == [0, 0, 1, 0]
+    assert mats[0].textures[0].image == mats[1].textures[0].image    # one image: its holes show only when masked
+    out, _ = _export(s, tmp_path / "o" / "k_d.3d")
+    assert out[tmp_path / "o" / "k_d.3d"] == d_file(tris, 4)
+    text = out[tmp_path / "o" / "k.uc"].decode()
+    assert "#exec TEXTURE IMPORT NAME=S FILE=s.pcx\r\n" in text and "NUM=0 TEXTURE=S\r\n" in text

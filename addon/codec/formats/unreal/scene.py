@@ -43,6 +43,7 @@ WEAPON_MATERIAL = "UE1 weapon triangle"
 BLEND_OF_TYPE = {2: "ADD", 3: "CLIP", 4: "MULTIPLY"}
 # ... and <-> texture poly flags, strongest first: the engine draws modulated over translucent over masked
 BLEND_OF_FLAG = ((PF_MODULATED, "MULTIPLY"), (PF_TRANSLUCENT, "ADD"), (PF_MASKED, "CLIP"))
+BLEND_LABEL = {"OPAQUE": "opaque", "CLIP": "masked", "ADD": "translucent", "MULTIPLY": "modulated"}
 
 
 def frame_key_name(i: int) -> str:
@@ -132,31 +133,41 @@ def skin_blend(kind: int, flags: int) -> str:
 
 def _materials(scene: Scene, setup: MeshSetup | None, skin_of_face: np.ndarray, types: np.ndarray,
                weapon: np.ndarray, folders: list[Path], warnings: Warnings) -> tuple[list[int], np.ndarray]:
-    """One material per texture number, one for weapon triangles; (slots, face slot).
+    """One material per skin number and way of drawing it, one for weapon triangles; (slots, face slot).
 
-    Its extras keep what export writes back: the skin number, the triangles'
-    usual type, and the texture's flags and other TEXTURE IMPORT parameters."""
+    A skin whose triangles are drawn in several ways (some masked, some not)
+    gets a material for each, the usual one named as the texture. Extras keep
+    what export writes back: the skin number, the triangles' usual type, and
+    the texture's flags and other TEXTURE IMPORT parameters."""
     textures = setup.textures if setup else {}
-    numbers = np.unique(skin_of_face[~weapon])
     slots: list[int] = []
     face_slot = np.zeros(len(skin_of_face), np.int32)
-    for slot, n in enumerate(numbers.tolist()):
+    blend_of_face = np.empty(len(skin_of_face), object)
+    for n in np.unique(skin_of_face[~weapon]).tolist():
         tex_name, tex_file = textures.get(n, ("", ""))
-        kinds = np.bincount(types[(skin_of_face == n) & ~weapon], minlength=16)
-        kind = int(np.argmax(kinds))
         flags = setup.texture_flags.get(n, 0) if setup else 0
-        blend = skin_blend(kind, flags)
-        extras = {"ue_texture": n, "ue_type": kind}
-        if setup and n in setup.texture_params:
-            extras.update(ue_texture_flags=flags, ue_texture_params=setup.texture_params[n])
-        mat = Material(name=tex_name or f"skin{n}", two_sided=kind != 0 or bool(flags & PF_TWO_SIDED), blend=blend,
-                       extras=extras)
+        mine = (skin_of_face == n) & ~weapon
+        blend_of_face[mine] = [skin_blend(k, flags) for k in types[mine].tolist()]
+        usual = skin_blend(int(np.argmax(np.bincount(types[mine], minlength=16))), flags)
+        blends = [usual] + sorted(set(blend_of_face[mine].tolist()) - {usual})
+        image = None
         if tex_name:
-            scene.images.append(_skin_image(tex_name, tex_file, folders, warnings, masked=blend == "CLIP"))
-            mat.textures.append(TextureSlot("base_color", len(scene.images) - 1))
-        face_slot[(skin_of_face == n) & ~weapon] = slot
-        scene.materials.append(mat)
-        slots.append(len(scene.materials) - 1)
+            scene.images.append(_skin_image(tex_name, tex_file, folders, warnings, masked="CLIP" in blends))
+            image = len(scene.images) - 1
+        for blend in blends:
+            faces = mine & (blend_of_face == blend)
+            kind = int(np.argmax(np.bincount(types[faces], minlength=16)))
+            extras = {"ue_texture": n, "ue_type": kind}
+            if setup and n in setup.texture_params:
+                extras.update(ue_texture_flags=flags, ue_texture_params=setup.texture_params[n])
+            name = tex_name or f"skin{n}"
+            mat = Material(name=name if blend == usual else f"{name} {BLEND_LABEL[blend]}",
+                           two_sided=kind != 0 or bool(flags & PF_TWO_SIDED), blend=blend, extras=extras)
+            if image is not None:
+                mat.textures.append(TextureSlot("base_color", image))
+            face_slot[faces] = len(slots)
+            scene.materials.append(mat)
+            slots.append(len(scene.materials) - 1)
     if weapon.any():
         scene.materials.append(Material(WEAPON_MATERIAL, alpha=0.0, blend="CLIP",
                                         extras={"ue_type": TYPE_WEAPON, "ue_weapon": True}))

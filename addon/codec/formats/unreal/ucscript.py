@@ -200,8 +200,8 @@ def compose(s: MeshSetup, class_name: str = "") -> bytes:
     lines.append(f"#exec MESHMAP SCALE MESHMAP={m} X={_fmt(sx)} Y={_fmt(sy)} Z={_fmt(sz)}")
     for num, (tex, path) in sorted(s.textures.items()):
         if path:
-            lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={_file(path)} "
-                         + _texture_params(s.texture_params.get(num), s.texture_flags.get(num, 0), s.texture_group))
+            rest = _texture_params(s.texture_params.get(num), s.texture_flags.get(num, 0), s.texture_group)
+            lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={_file(path)}" + (f" {rest}" if rest else ""))
     for num, (tex, _) in sorted(s.textures.items()):
         lines.append(f"#exec MESHMAP SETTEXTURE MESHMAP={m} NUM={num} TEXTURE={tex}")
     head = [f"//{'=' * 70}", f"// {m}: written by Legacy Game Formats (Blender).", f"//{'=' * 70}",
