@@ -69,7 +69,8 @@ def test_each_angle_alone_places_as_the_engine_matrix(clean, tmp_path, which, an
     want = (unit @ rot @ np.eye(3)).T
     np.testing.assert_allclose(evaluated_positions(ob, world=True)[1:], want, atol=1e-6)
     _export(tmp_path / "out" / "r_d.3d")
-    assert _exec_lines(tmp_path / "out" / "r.uc", "MESH ORIGIN") == [f"#exec MESH ORIGIN MESH=r X=0 Y=0 Z=0 {which}={angle}"]
+    want_line = f"#exec MESH ORIGIN MESH=r X=0 Y=0 Z=0 {which}={angle}"
+    assert _exec_lines(tmp_path / "out" / "r.uc", "MESH ORIGIN") == [want_line]
     assert (tmp_path / "out" / "r_a.3d").read_bytes() == a
 
 

@@ -10,11 +10,12 @@ import struct
 import numpy as np
 import pytest
 
-from addon.codec.errors import Warnings
-from addon.codec.formats.unreal import export, pcx, read, scene, ucscript, write
+from addon.codec.errors import FormatError, UnsupportedFeature, Warnings
+from addon.codec.formats.unreal import bmp, export, pcx, read, scene, ucscript, write
 from addon.codec.formats.unreal.options import ExportOptions, ImportOptions
 from addon.codec.scene import Material, Mesh, Node, Scene
-from tests.codec.unreal_fixtures import PITCH, ROLL, YAW, TETRA, a_file, d_file, masked_pcx, tetra_pair, tri, write_set
+from tests.codec.unreal_fixtures import (PITCH, ROLL, TETRA, YAW, a_file, bmp8, d_file, masked_pcx, tetra_pair, tri,
+                                         write_set)
 
 
 
@@ -192,3 +193,31 @@ def test_a_skin_drawn_two_ways_gets_a_material_for_each(tmp_path):
     assert out[tmp_path / "o" / "k_d.3d"] == d_file(tris, 4)
     text = out[tmp_path / "o" / "k.uc"].decode()
     assert "#exec TEXTURE IMPORT NAME=S FILE=s.pcx\r\n" in text and "NUM=0 TEXTURE=S\r\n" in text
+
+
+@pytest.mark.parametrize("top_down", [False, True])
+def test_masked_8bit_bmp_alpha_comes_from_index_zero(top_down):
+    data = bmp8([[0, 5, 0], [5, 5, 0]], {0: (255, 255, 255), 5: (16, 32, 48)}, top_down)
+    rgba = bmp.decode(data)
+    assert rgba[:, :, 3].tolist() == [[0, 1, 0], [1, 1, 0]]            # bottom row first, as listed
+    np.testing.assert_allclose(rgba[0, 1, :3], np.array([16, 32, 48]) / 255)
+
+
+def test_bmp_that_is_not_8bit_or_is_cut_short():
+    good = bmp8([[0, 5]], {5: (1, 2, 3)})
+    with pytest.raises(UnsupportedFeature):
+        bmp.decode(good[:28] + struct.pack("<H", 24) + good[30:])
+    with pytest.raises(FormatError):
+        bmp.decode(good[:-2])
+    with pytest.raises(FormatError):
+        bmp.decode(good[:18] + struct.pack("<i", 1 << 30) + good[22:])    # a lying width
+
+
+def test_masked_bmp_skin_imports_with_holes(tmp_path):
+    tris = [tri(f, tex=0, type_=3) for f in ((0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3))]
+    uc = ("#exec MESH IMPORT MESH=k ANIVFILE=k_a.3d DATAFILE=k_d.3d\n"
+          "#exec TEXTURE IMPORT NAME=S FILE=s.bmp\n#exec MESHMAP SETTEXTURE MESHMAP=k NUM=0 TEXTURE=S\n")
+    write_set(tmp_path, "k", d_file(tris, 4), a_file([TETRA]), uc)
+    (tmp_path / "s.bmp").write_bytes(bmp8([[0, 7]], {7: (9, 9, 9)}))
+    s, w = _import(tmp_path / "k_d.3d")
+    assert s.images[0].pixels[0, :, 3].tolist() == [0.0, 1.0] and not w.as_list()

@@ -120,3 +120,17 @@ def masked_pcx() -> bytes:
 YAW = {64: [[0, -1, 0], [1, 0, 0], [0, 0, 1]], -64: [[0, 1, 0], [-1, 0, 0], [0, 0, 1]]}
 PITCH = {64: [[0, 0, -1], [0, 1, 0], [1, 0, 0]], -64: [[0, 0, 1], [0, 1, 0], [-1, 0, 0]]}
 ROLL = {64: [[1, 0, 0], [0, 0, 1], [0, -1, 0]], -64: [[1, 0, 0], [0, 0, -1], [0, 1, 0]]}
+
+
+def bmp8(rows_bottom_first: list[list[int]], palette: dict[int, tuple[int, int, int]], top_down: bool = False) -> bytes:
+    """An uncompressed 8-bit BMP (BITMAPINFOHEADER, BGRX palette of 256), rows padded to 4 bytes."""
+    h, w = len(rows_bottom_first), len(rows_bottom_first[0])
+    stride = (w + 3) & ~3
+    rows = rows_bottom_first[::-1] if top_down else rows_bottom_first
+    pixels = b"".join(bytes(r).ljust(stride, b"\0") for r in rows)
+    pal = bytearray(1024)
+    for i, (r, g, b) in palette.items():
+        pal[4 * i:4 * i + 3] = bytes((b, g, r))
+    offset = 14 + 40 + 1024
+    info = struct.pack("<IiiHHIIiiII", 40, w, -h if top_down else h, 1, 8, 0, len(pixels), 2835, 2835, 256, 0)
+    return struct.pack("<2sIHHI", b"BM", offset + len(pixels), 0, 0, offset) + info + bytes(pal) + pixels

@@ -233,8 +233,9 @@ def merge(scene: Scene, options, warnings: Warnings) -> Merged:
         offset += len(mesh.positions)
     if any(u is None for u in uvs) and any(u is not None for u in uvs):
         warnings.warn("some of the merged objects have no UV map; their triangles get UV (0, 0)")
+    top_left = np.array([0.0, 1.0], np.float32)                # UV bytes (0, 0)
     uv = None if all(u is None for u in uvs) else np.concatenate(
-        [u if u is not None else np.tile(np.array([0.0, 1.0], np.float32), (len(c), 3, 1)) for u, c in zip(uvs, corners)])
+        [u if u is not None else np.tile(top_left, (len(c), 3, 1)) for u, c in zip(uvs, corners)])
     first_material = {}
     for i, n in skins.items():
         first_material.setdefault(n, i)

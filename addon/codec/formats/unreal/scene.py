@@ -29,7 +29,7 @@ import numpy as np
 from ... import axes
 from ...errors import CodecError, FormatError, Warnings
 from ...scene import Animation, Channel, Image, Marker, Material, Mesh, Node, Scene, ShapeKey, TextureSlot
-from . import files, pcx, ucscript
+from . import bmp, files, pcx, ucscript
 from .model import (DEUS_EX, PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, PF_TWO_SIDED, STANDARD, TYPE_WEAPON,
                     MeshSetup, UnrealMesh)
 from .packing import frame_vertices, unpack
@@ -289,8 +289,7 @@ def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: War
         return Image(name, "", extras={"ue_file": tex_file})
     if found.suffix.lower() != ".pcx":
         if masked:
-            warnings.warn(f"masked skin {tex_name!r}: {found.name} is not a PCX; its own alpha (if any) is used "
-                          "instead of palette index 0")
+            return _masked_image(name, found, tex_file, warnings)
         return Image(name, str(found), extras={"ue_file": tex_file})
     try:
         return Image(name, str(found), pixels=pcx.decode(found.read_bytes(), masked), extras={"ue_file": tex_file})
@@ -302,6 +301,21 @@ def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: War
     warnings.warn(f"skin {tex_name!r}: {found.name} {problem}; "
                   + (f"using {other.name} instead" if other else "the material's image is empty"))
     return Image(name, str(other or found), extras={"ue_file": tex_file})
+
+
+def _masked_image(name: str, found: Path, tex_file: str, warnings: Warnings) -> Image:
+    """A masked skin that is not a PCX: an 8-bit BMP decoded for its palette index 0, else the file as it is."""
+    problem = "is not an 8-bit paletted BMP"
+    if found.suffix.lower() == ".bmp":
+        try:
+            return Image(name, str(found), pixels=bmp.decode(found.read_bytes()), extras={"ue_file": tex_file})
+        except OSError as e:
+            problem = f"cannot be read ({e.strerror or e})"
+        except CodecError as e:
+            problem = f"cannot be decoded: {e}"
+    warnings.warn(f"masked skin {name!r}: {found.name} {problem}; its own alpha (if any) is used "
+                  "instead of palette index 0")
+    return Image(name, str(found), extras={"ue_file": tex_file})
 
 
 def _texture_folders(model: UnrealMesh, options) -> list[Path]:
