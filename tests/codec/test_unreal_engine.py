@@ -221,3 +221,13 @@ def test_masked_bmp_skin_imports_with_holes(tmp_path):
     (tmp_path / "s.bmp").write_bytes(bmp8([[0, 7]], {7: (9, 9, 9)}))
     s, w = _import(tmp_path / "k_d.3d")
     assert s.images[0].pixels[0, :, 3].tolist() == [0.0, 1.0] and not w.as_list()
+
+
+def test_edited_custom_properties_warn_instead_of_failing(tmp_path):
+    s = _two_objects()
+    s.meshes[0].extras["ue_variant"] = "N64"
+    s.materials[0].extras["ue_texture_flags"] = "lots"
+    out, warnings = _export(s, tmp_path / "m_d.3d")
+    assert struct.unpack_from("<H", out[tmp_path / "m_a.3d"], 2)[0] == 7 * 4         # standard packing
+    assert "NAME=imported FILE=Textures\\imported.pcx GROUP=Skins FLAGS=0" in out[tmp_path / "m.uc"].decode()
+    assert any("N64" in w for w in warnings) and any("lots" in w for w in warnings)

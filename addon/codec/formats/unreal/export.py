@@ -108,12 +108,19 @@ def _sequences(scene: Scene, options, numbers: np.ndarray, warnings: Warnings) -
     return sorted(kept, key=lambda q: (q.start, -q.count))     # file order: by start, longest first
 
 
-def _texture_flags(mat) -> int:
+def _texture_flags(mat, warnings: Warnings) -> int:
     """The poly flags the script gives a skin: as imported, else from the material's blend mode."""
     if mat is None:
         return 0
-    if "ue_texture_flags" in mat.extras:
-        return int(mat.extras["ue_texture_flags"])
+    kept = mat.extras.get("ue_texture_flags")
+    if kept is not None:
+        try:
+            if 0 <= int(kept) < 1 << 32:
+                return int(kept)
+        except (TypeError, ValueError):
+            pass
+        warnings.warn(f"material {mat.name!r}: ue_texture_flags {kept!r} is not a flag word; "
+                      "the flags follow its blend mode")
     return _FLAGS_OF_BLEND.get(mat.blend, 0)
 
 
@@ -136,23 +143,27 @@ def _textures(scene: Scene, skins: dict[int, int], numbers: np.ndarray, options,
             file = f"Textures\\{name}.pcx"
             warnings.warn(f"skin {n} has no image; the script imports {file}, which you must provide")
         setup.textures[n] = (name, file)
-        setup.texture_flags[n] = _texture_flags(mat)
+        setup.texture_flags[n] = _texture_flags(mat, warnings)
         if mat is not None and "ue_texture_params" in mat.extras:
             setup.texture_params[n] = str(mat.extras["ue_texture_params"])
 
 
-def _variant(option: str, mesh: Mesh) -> str:
+def _variant(option: str, mesh: Mesh, warnings: Warnings) -> str:
     variant = option.upper()
     if variant == AS_IMPORTED:
-        return str(mesh.extras.get("ue_variant", STANDARD)).upper()
-    if variant not in (STANDARD, DEUS_EX):
+        variant = str(mesh.extras.get("ue_variant", STANDARD)).upper()
+        if variant not in (STANDARD, DEUS_EX):
+            warnings.warn(f"mesh {mesh.name!r}: ue_variant {variant!r} is neither STANDARD nor DEUS_EX; "
+                          "writing the standard packing")
+            variant = STANDARD
+    elif variant not in (STANDARD, DEUS_EX):
         raise UnsupportedFeature(f"variant must be AS_IMPORTED, STANDARD or DEUS_EX, not {option!r}")
     return variant
 
 
 def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     merged = merge(scene, options, warnings)
-    variant = _variant(options.variant, merged.mesh)
+    variant = _variant(options.variant, merged.mesh, warnings)
     frames, numbers = merged.frames, merged.numbers
     nv = frames.shape[2]
     if nv > MAX_VERTICES[variant]:
