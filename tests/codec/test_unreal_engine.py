@@ -13,7 +13,7 @@ import pytest
 from addon.codec.errors import FormatError, UnsupportedFeature, Warnings
 from addon.codec.formats.unreal import bmp, export, pcx, read, scene, ucscript, write
 from addon.codec.formats.unreal.options import ExportOptions, ImportOptions
-from addon.codec.scene import Material, Mesh, Node, Scene
+from addon.codec.scene import Image, Material, Mesh, Node, Scene, TextureSlot
 from tests.codec.unreal_fixtures import (PITCH, ROLL, TETRA, YAW, a_file, bmp8, d_file, masked_pcx, tetra_pair, tri,
                                          write_set)
 
@@ -231,3 +231,18 @@ def test_edited_custom_properties_warn_instead_of_failing(tmp_path):
     assert struct.unpack_from("<H", out[tmp_path / "m_a.3d"], 2)[0] == 7 * 4         # standard packing
     assert "NAME=imported FILE=Textures\\imported.pcx GROUP=Skins FLAGS=0" in out[tmp_path / "m.uc"].decode()
     assert any("N64" in w for w in warnings) and any("lots" in w for w in warnings)
+
+
+def test_two_merged_imports_with_the_same_skin_number_get_two_numbers(tmp_path):
+    s = _two_objects()
+    s.images = [Image("one.pcx"), Image("two.pcx")]
+    s.materials[0].textures = [TextureSlot("base_color", 0)]
+    s.materials[1] = Material("other", textures=[TextureSlot("base_color", 1)], extras={"ue_texture": 1})
+    s.materials.append(Material("imported masked", blend="CLIP", textures=[TextureSlot("base_color", 0)],
+                                extras={"ue_texture": 1, "ue_type": 3}))
+    s.meshes[0].materials, s.meshes[0].face_material = [0, 3], np.array([1])
+    out, warnings = _export(s, tmp_path / "m_d.3d", write_uc=True)
+    recs = np.frombuffer(out[tmp_path / "m_d.3d"], np.uint8, 3 * 16, 48).reshape(3, 16)
+    assert recs[:, 14].tolist()[:2] == [1, 0]           # same image as skin 1: shares it; another image: renumbered
+    assert "NUM=0 TEXTURE=other" in out[tmp_path / "m.uc"].decode()
+    assert any("'other'" in w and "skin number 1" in w for w in warnings)

@@ -65,21 +65,36 @@ def triangulate(mesh: Mesh) -> tuple[np.ndarray, np.ndarray]:
     return np.stack([first, first + k + 1, first + k + 2], axis=1), face
 
 
-def skin_numbers(scene: Scene, meshes: list[Mesh]) -> dict[int, int]:
+def skin_numbers(scene: Scene, meshes: list[Mesh], warnings: Warnings) -> dict[int, int]:
     """Scene material index -> skin number. A material our import made keeps its number
-    (`ue_texture`); any other takes its slot index in the first object that has it, or
-    when another material holds that number, the lowest free one."""
+    (`ue_texture`) unless a material with another image holds it already (two merged
+    imports); any other takes its slot index in the first object that has it, or when
+    that number is held, the lowest free one."""
     slots: dict[int, int] = {}
     for m in meshes:
         for k, i in enumerate(m.materials):
             if 0 <= i < len(scene.materials) and not scene.materials[i].extras.get("ue_weapon"):
                 slots.setdefault(i, k)
-    out = {i: int(scene.materials[i].extras["ue_texture"]) for i in slots if "ue_texture" in scene.materials[i].extras}
-    taken = set(out.values())
+
+    def image(i: int) -> int:
+        return scene.materials[i].textures[0].image if scene.materials[i].textures else -1
+
+    out: dict[int, int] = {}
+    holder: dict[int, int] = {}                  # number -> image of the material holding it
+    for i in slots:
+        n = scene.materials[i].extras.get("ue_texture")
+        if n is not None and holder.setdefault(int(n), image(i)) == image(i):
+            out[i] = int(n)
     for i, k in slots.items():
-        if i not in out:
-            out[i] = k if k not in taken else next((n for n in range(256) if n not in taken), 255)
-            taken.add(out[i])
+        if i in out:
+            continue
+        wanted = scene.materials[i].extras.get("ue_texture", k)
+        n = int(wanted) if int(wanted) not in holder else next((n for n in range(256) if n not in holder), 255)
+        if n != int(wanted) and "ue_texture" in scene.materials[i].extras:
+            warnings.warn(f"material {scene.materials[i].name!r}: skin number {wanted} is another skin's; "
+                          f"it gets {n}")
+        out[i] = n
+        holder[n] = image(i)
     return out
 
 
@@ -217,7 +232,7 @@ def merge(scene: Scene, options, warnings: Warnings) -> Merged:
     numbers = max((_stack(m)[1] for _, m in pairs), key=len)
     numbers = numbers[_pick(numbers, options, warnings)]
     to_ref = np.linalg.inv(scene.world_matrix(ref_node)) if ref_node >= 0 else np.eye(4)
-    skins = skin_numbers(scene, [m for _, m in pairs])
+    skins = skin_numbers(scene, [m for _, m in pairs], warnings)
     frames, corners, uvs, values = [], [], [], []
     offset = 0
     for node, mesh in pairs:
