@@ -28,6 +28,46 @@ MAX_TRIANGLES = 65535
 MAX_FRAMES = 65535
 
 
+def _local_per_frame(scene: Scene, node: int, numbers: np.ndarray) -> np.ndarray | None:
+    """(F, 4, 4) local matrices of a node from its TRS channels, or None when it does not move."""
+    trs = {ch.path: ch for anim in scene.animations for ch in anim.channels
+           if ch.target == node and not ch.bone and ch.path in ("location", "rotation_quaternion", "scale")}
+    if not trs:
+        return None
+    t0, q0, s0 = axes.decompose(scene.nodes[node].matrix)
+
+    def sample(path, rest):
+        ch = trs.get(path)
+        if ch is None:
+            return np.tile(rest, (len(numbers), 1))
+        values = np.asarray(ch.values, np.float64).reshape(len(ch.frames), -1)
+        idx = np.clip(np.searchsorted(np.asarray(ch.frames), numbers, side="right") - 1, 0, len(values) - 1)
+        return values[idx]
+
+    return axes.compose(sample("location", t0), sample("rotation_quaternion", q0), sample("scale", s0))
+
+
+def _apply_object_animation(scene: Scene, node: int, frames: np.ndarray, numbers: np.ndarray) -> None:
+    """Bake a moving object (or moving parents) into its (3, F, V) vertices: v' = M^-1 M(f) v,
+    M the node's world matrix as collected."""
+    if node < 0:
+        return
+    world = np.tile(np.eye(4), (len(numbers), 1, 1))
+    moved, i = False, node
+    while i >= 0:                                   # child to root: world = ... parent @ local
+        local = _local_per_frame(scene, i, numbers)
+        moved |= local is not None
+        n = scene.nodes[i]
+        world = (n.matrix_parent_inverse @ (local if local is not None else n.matrix)) @ world
+        i = n.parent
+    if not moved:
+        return
+    rel = np.linalg.inv(scene.world_matrix(node)) @ world            # (F, 4, 4)
+    if np.allclose(rel, np.eye(4), atol=1e-7):
+        return
+    frames[:] = (np.einsum("fij,jfv->ifv", rel[:, :3, :3], frames) + rel[:, :3, 3].T[:, :, None]).astype(np.float32)
+
+
 def _object_setup(scene: Scene, node: int, default: np.ndarray, warnings: Warnings) -> tuple:
     """(origin, rotation, scale multiplier) for the script from the object's world matrix."""
     if node < 0:
@@ -162,7 +202,7 @@ def _variant(option: str, mesh: Mesh, warnings: Warnings) -> str:
 
 
 def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
-    merged = merge(scene, options, warnings)
+    merged = merge(scene, options, warnings, _apply_object_animation)
     variant = _variant(options.variant, merged.mesh, warnings)
     frames, numbers = merged.frames, merged.numbers
     nv = frames.shape[2]

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ... import axes
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
 from .model import TYPE_NORMAL, TYPE_TWO_SIDED, TYPE_WEAPON
@@ -164,7 +163,7 @@ def _pick(numbers: np.ndarray, options, warnings: Warnings) -> np.ndarray:
     return pick
 
 
-def _frames(scene: Scene, node: int, mesh: Mesh, numbers: np.ndarray, place: np.ndarray,
+def _frames(scene: Scene, node: int, mesh: Mesh, numbers: np.ndarray, place: np.ndarray, animate,
             warnings: Warnings) -> np.ndarray:
     """(3, F, V) float32: the mesh at each wanted frame number, its object animation applied,
     then placed by `place` (its rest matrix relative to the reference object)."""
@@ -176,53 +175,14 @@ def _frames(scene: Scene, node: int, mesh: Mesh, numbers: np.ndarray, place: np.
     frames = np.empty((3, len(numbers), len(stack[0])), np.float32)       # axis-major: contiguous per axis
     for f, i in enumerate(which):
         frames[:, f, :] = np.asarray(stack[i]).T
-    _apply_object_animation(scene, node, frames, numbers)
+    animate(scene, node, frames, numbers)
     if not np.allclose(place, np.eye(4), atol=1e-9):
         frames[:] = (np.einsum("ij,jfv->ifv", place[:3, :3], frames) + place[:3, 3, None, None]).astype(np.float32)
     return frames
 
 
-def _local_per_frame(scene: Scene, node: int, numbers: np.ndarray) -> np.ndarray | None:
-    """(F, 4, 4) local matrices of a node from its TRS channels, or None when it does not move."""
-    trs = {ch.path: ch for anim in scene.animations for ch in anim.channels
-           if ch.target == node and not ch.bone and ch.path in ("location", "rotation_quaternion", "scale")}
-    if not trs:
-        return None
-    t0, q0, s0 = axes.decompose(scene.nodes[node].matrix)
-
-    def sample(path, rest):
-        ch = trs.get(path)
-        if ch is None:
-            return np.tile(rest, (len(numbers), 1))
-        values = np.asarray(ch.values, np.float64).reshape(len(ch.frames), -1)
-        idx = np.clip(np.searchsorted(np.asarray(ch.frames), numbers, side="right") - 1, 0, len(values) - 1)
-        return values[idx]
-
-    return axes.compose(sample("location", t0), sample("rotation_quaternion", q0), sample("scale", s0))
-
-
-def _apply_object_animation(scene: Scene, node: int, frames: np.ndarray, numbers: np.ndarray) -> None:
-    """Bake a moving object (or moving parents) into its (3, F, V) vertices: v' = M^-1 M(f) v,
-    M the node's world matrix as collected."""
-    if node < 0:
-        return
-    world = np.tile(np.eye(4), (len(numbers), 1, 1))
-    moved, i = False, node
-    while i >= 0:                                   # child to root: world = ... parent @ local
-        local = _local_per_frame(scene, i, numbers)
-        moved |= local is not None
-        n = scene.nodes[i]
-        world = (n.matrix_parent_inverse @ (local if local is not None else n.matrix)) @ world
-        i = n.parent
-    if not moved:
-        return
-    rel = np.linalg.inv(scene.world_matrix(node)) @ world            # (F, 4, 4)
-    if np.allclose(rel, np.eye(4), atol=1e-7):
-        return
-    frames[:] = (np.einsum("fij,jfv->ifv", rel[:, :3, :3], frames) + rel[:, :3, 3].T[:, :, None]).astype(np.float32)
-
-
-def merge(scene: Scene, options, warnings: Warnings) -> Merged:
+def merge(scene: Scene, options, warnings: Warnings, animate) -> Merged:
+    """`animate(scene, node, frames, numbers)` bakes a node's object animation into its (3, F, V) frames."""
     pairs = mesh_nodes(scene)
     if not pairs:
         raise UnsupportedFeature("nothing to export: the scene has no mesh")
@@ -240,7 +200,7 @@ def merge(scene: Scene, options, warnings: Warnings) -> Merged:
             continue
         place = to_ref @ scene.world_matrix(node) if node >= 0 else np.eye(4)
         tri, face = triangulate(mesh)
-        frames.append(_frames(scene, node, mesh, numbers, place, warnings))
+        frames.append(_frames(scene, node, mesh, numbers, place, animate, warnings))
         corners.append(np.asarray(mesh.corners, np.int64)[tri] + offset)
         uv = next(iter(mesh.uv_layers.values()), None)
         uvs.append(None if uv is None else np.asarray(uv, np.float32)[tri])
