@@ -30,6 +30,13 @@ class FormatSpec:
     export_options: type                        # frozen dataclass of export options
     sources: Callable[[Path], list[Path]] = field(default=lambda p: [p])   # the files a read consumed (for check)
     version: Callable[[Any], str] = field(default=lambda m: "")
+    # for folder trees: the name a file's set goes by, and whether a file is only read through another
+    set_name: Callable[[Path], str] = field(default=lambda p: p.name[:p.name.rfind(".")] if "." in p.name else p.name)
+    partner: Callable[[Path], bool] = field(default=lambda p: False)
+    main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
+
+    def main_output(self, folder: Path, set_name: str) -> Path:
+        return Path(folder) / f"{set_name}{self.main_suffix or self.extensions[0]}"
 
 
 def registered_formats() -> dict[str, FormatSpec]:
