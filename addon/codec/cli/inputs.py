@@ -43,11 +43,12 @@ def gather(args: list[str]) -> tuple[list[Source], list[str]]:
     found: list[Source] = []
     missing: list[str] = []
 
-    def add_tree(root: Path):
+    def add_tree(root: Path, base: Path | None = None):
+        base = base or root              # mirrored from here: a folder matched by a glob keeps its own name
         for p in _walk(root):
             spec = _readable(p)
             if spec is not None and not spec.partner(p):
-                found.append(Source(p, p.parent.relative_to(root), spec))
+                found.append(Source(p, p.parent.relative_to(base), spec))
 
     for arg in args:
         p = Path(arg)
@@ -66,7 +67,7 @@ def gather(args: list[str]) -> tuple[list[Source], list[str]]:
             hits = sorted(glob.glob(arg, recursive=True))
             for h in map(Path, hits):
                 if h.is_dir():
-                    add_tree(h)
+                    add_tree(h, base if h.is_relative_to(base) else h)
                 elif (spec := _readable(h)) is not None and not spec.partner(h):
                     found.append(Source(h, h.parent.relative_to(base) if h.is_relative_to(base) else Path(), spec))
             if not hits:
