@@ -6,6 +6,7 @@ from_scene. Everything else (load, save, check, info, convert) is generic.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
@@ -41,6 +42,12 @@ class FormatSpec:
 
 def registered_formats() -> dict[str, FormatSpec]:
     # not named formats(): importing the formats subpackage would shadow it on the package
+    return dict(_scan())
+
+
+@functools.cache
+def _scan() -> dict[str, FormatSpec]:
+    """The format packages, found once per process (a batch asks for every file)."""
     pkg = importlib.import_module(f"{__package__}.formats")
     out: dict[str, FormatSpec] = {}
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
