@@ -65,8 +65,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
 
 def _batch_flags(p):
-    p.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                   help="N worker processes (0 = one per CPU; default 1)")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="N worker processes (0 = one per CPU; default 1, or one per CPU with --dask local)")
     p.add_argument("--report", type=Path, metavar="FILE", help="write a JSON record per input to FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="only problems and the summary")
     p.add_argument("-v", "--verbose", action="store_true", help="also every warning")
@@ -126,14 +126,14 @@ def cmd_convert(args) -> int:
     else:
         if args.to is None:
             raise UsageError("-d OUTDIR needs --to FORMAT")
-        if args.dask and args.dask != "local" and args.outdir is not None and not args.outdir.is_absolute():
-            args.outdir = args.outdir.resolve()      # workers elsewhere need paths that mean the same there
         to = _target(args.to)
         found, missing = inputs.gather(args.sources)
         plans = inputs.plan(found, to, args.outdir)
     options = parse_options(args.option, _all_option_classes({p.source.spec for p in plans}, to))
     tree = args.to is not None
-    jobs = [{"kind": "convert", "input": str(p.source.path), "output": str(p.output), "to": to.name,
+    remote = bool(args.dask) and args.dask != "local"
+    where = (lambda p: str(Path(p).resolve())) if remote else str   # paths that mean the same on every worker
+    jobs = [{"kind": "convert", "input": where(p.source.path), "output": where(p.output), "to": to.name,
              "options": options, "overwrite": args.overwrite or args.force, "skip_up_to_date": tree and not args.force,
              "clash": p.clash} for p in plans]
     return _batch(args, jobs, missing, "convert")
@@ -147,12 +147,16 @@ def cmd_check(args) -> int:
 
 
 def _batch(args, jobs: list[dict], missing: list[str], verb: str) -> int:
-    workers = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+    dask = getattr(args, "dask", None) or ""
+    jobs_wanted = args.jobs if args.jobs is not None else (0 if dask == "local" else 1)
+    if jobs_wanted < 0:
+        raise UsageError(f"-j {jobs_wanted}: the number of processes cannot be negative")
+    workers = jobs_wanted or (os.cpu_count() or 1)
     show = Progress(len(jobs), quiet=args.quiet)
     for m in missing:
         show.line(f"error: {m}", error=True)
     records: list[dict | None] = [None] * len(jobs)
-    for i, rec in runners.run(jobs, workers, getattr(args, "dask", None) or ""):
+    for i, rec in runners.run(jobs, workers, dask):
         records[i] = rec
         _show(show, verb, rec, args.verbose)
         show.advance(rec["status"])

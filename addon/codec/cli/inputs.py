@@ -80,7 +80,7 @@ def gather(args: list[str]) -> tuple[list[Source], list[str]]:
 def _one_per_set(sources: list[Source]) -> list[Source]:
     seen, out = set(), []
     for s in sources:
-        key = (str(s.path.parent.resolve()), s.spec.name, s.spec.set_name(s.path).lower())
+        key = (str(s.path.parent.resolve()), s.spec.name, s.spec.set_name(s.path))
         if key not in seen:
             seen.add(key)
             out.append(s)

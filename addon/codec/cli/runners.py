@@ -41,10 +41,14 @@ def processes(jobs: list[dict], workers: int) -> Iterator[tuple[int, dict]]:
     fn = _importable_run_job()
     # spawn everywhere: the same behaviour on every system, and safe inside Blender
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx)
+    try:
         futures = {pool.submit(fn, job): i for i, job in enumerate(jobs)}
         for f in as_completed(futures):
             yield futures[f], f.result()
+    finally:
+        # Ctrl+C or a closed pipe: drop the files not started instead of converting them all first
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def dask(jobs: list[dict], address: str, workers: int) -> Iterator[tuple[int, dict]]:

@@ -33,13 +33,14 @@ def _describe(e: BaseException) -> str:
 def convert_job(job: dict) -> dict:
     """job: input, output, to (format name), options, overwrite, skip_up_to_date, clash."""
     start = time.perf_counter()
-    rec = {"input": job["input"], "status": "failed", "outputs": [], "warnings": [], "losses": [],
-           "seconds": 0.0, "error": None}
+    rec = {"input": job["input"], "format": "", "to": job["to"], "status": "failed", "outputs": [], "warnings": [],
+           "losses": [], "seconds": 0.0, "error": None}
     try:
         if job.get("clash"):
             raise Refused(job["clash"])
         src, out = Path(job["input"]), Path(job["output"])
         spec = find_format(src)
+        rec["format"] = spec.name
         inputs = {src.resolve(), *(p.resolve() for p in spec.sources(src))}
         if job.get("skip_up_to_date") and out.exists() and out.resolve() not in inputs \
                 and out.stat().st_mtime >= _newest(inputs):
