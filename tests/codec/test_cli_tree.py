@@ -78,6 +78,15 @@ def test_converting_to_unreal_names_the_set_and_writes_its_partners(tmp_path, ca
         sorted(str(p) for p in out.iterdir())
 
 
+def test_an_output_folder_inside_the_source_is_not_converted_again(tmp_path, capsys):
+    src = make_tree(tmp_path / "src")
+    for _ in range(2):
+        code, io = convert(src / "ships", "--to", "3ds", "-d", src / "ships" / "out", capsys=capsys)
+        assert code == 0, io.err
+    assert set(outputs(src / "ships" / "out")) == {"CUBE.3ds", "deep/box.3ds"}
+    assert io.out.count("up to date") == 2
+
+
 def test_two_inputs_for_one_output_are_refused(tmp_path, capsys):
     (tmp_path / "a.3ds").write_bytes((ROOT / "test_assets/3ds/cube_hierarchy.3ds").read_bytes())
     (tmp_path / "a.u3d").write_bytes((ROOT / "test_assets/ultimate3d/cube_v2.u3d").read_bytes())

@@ -31,21 +31,23 @@ def _readable(path: Path) -> FormatSpec | None:
         return None
 
 
-def _walk(root: Path):
+def _walk(root: Path, skip: Path | None):
     for folder, dirs, names in os.walk(root):
-        dirs.sort()
+        # never walk into the output folder (`lgf convert . -d out` run twice)
+        dirs[:] = sorted(d for d in dirs if skip is None or (Path(folder) / d).resolve() != skip)
         for name in sorted(names):
             yield Path(folder) / name
 
 
-def gather(args: list[str]) -> tuple[list[Source], list[str]]:
-    """The sources, in a stable order, and the arguments that name nothing."""
+def gather(args: list[str], outdir: Path | None = None) -> tuple[list[Source], list[str]]:
+    """The sources, in a stable order, and the arguments that name nothing (nothing under `outdir`)."""
+    skip = outdir.resolve() if outdir is not None else None
     found: list[Source] = []
     missing: list[str] = []
 
     def add_tree(root: Path, base: Path | None = None):
         base = base or root              # mirrored from here: a folder matched by a glob keeps its own name
-        for p in _walk(root):
+        for p in _walk(root, skip):
             spec = _readable(p)
             if spec is not None and not spec.partner(p):
                 found.append(Source(p, p.parent.relative_to(base), spec))
