@@ -76,7 +76,8 @@ def bench_cli(count: int = 1000) -> list[tuple[str, float]]:
           f"codec load+save in one process {count / t_codec:7.1f} files/s ({t_codec:.2f} s)")
     print(f"    start-up once per worker (Python + numpy + codec) {start * 1000:.0f} ms; "
           f"per-file overhead of the command {per_file * 1000:.2f} ms "
-          f"({100 * per_file * count / t1:.0f}% of the -j 1 run)", flush=True)
+          + (f"({100 * per_file * count / t1:.0f}% of the -j 1 run)" if per_file > 0 else
+             "(below the noise between the two runs)"), flush=True)
     return [("lgf -j 1", t1), ("lgf -j 2", t2), ("bytes alone", t_io), ("codec alone", t_codec),
             ("start-up", start)]
 
