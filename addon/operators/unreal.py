@@ -94,7 +94,7 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
 
 
     def draw(self, context):
-        super().draw(context)
+        ExportOperator.draw(self, context)
         if not self.collection:
             box = self.layout.box()
             box.label(text="Objects")
