@@ -142,20 +142,21 @@ def _materials(scene: Scene, setup: MeshSetup | None, skin_of_face: np.ndarray, 
     textures = setup.textures if setup else {}
     slots: list[int] = []
     face_slot = np.zeros(len(skin_of_face), np.int32)
-    blend_of_face = np.empty(len(skin_of_face), object)
+    names = list(BLEND_LABEL)
     for n in np.unique(skin_of_face[~weapon]).tolist():
         tex_name, tex_file = textures.get(n, ("", ""))
         flags = setup.texture_flags.get(n, 0) if setup else 0
         mine = (skin_of_face == n) & ~weapon
-        blend_of_face[mine] = [skin_blend(k, flags) for k in types[mine].tolist()]
+        by_type = np.array([names.index(skin_blend(k, flags)) for k in range(16)])     # blend per type 0..15
+        blend_of_face = by_type[types & 15]
         usual = skin_blend(int(np.argmax(np.bincount(types[mine], minlength=16))), flags)
-        blends = [usual] + sorted(set(blend_of_face[mine].tolist()) - {usual})
+        blends = [usual] + [names[b] for b in np.unique(blend_of_face[mine]).tolist() if names[b] != usual]
         image = None
         if tex_name:
             scene.images.append(_skin_image(tex_name, tex_file, folders, warnings, masked="CLIP" in blends))
             image = len(scene.images) - 1
         for blend in blends:
-            faces = mine & (blend_of_face == blend)
+            faces = mine & (blend_of_face == names.index(blend))
             kind = int(np.argmax(np.bincount(types[faces], minlength=16)))
             extras = {"ue_texture": n, "ue_type": kind}
             if setup and n in setup.texture_params:
