@@ -246,3 +246,16 @@ def test_two_merged_imports_with_the_same_skin_number_get_two_numbers(tmp_path):
     assert recs[:, 14].tolist()[:2] == [1, 0]           # same image as skin 1: shares it; another image: renumbered
     assert "NUM=0 TEXTURE=other" in out[tmp_path / "m.uc"].decode()
     assert any("'other'" in w and "skin number 1" in w for w in warnings)
+
+
+def test_empty_meshes_are_left_out_of_the_merge(tmp_path):
+    s = _two_objects()
+    s.meshes += [Mesh.from_triangles("e", np.zeros((0, 3), np.float32), np.zeros((0, 3), np.int64)),
+                 Mesh.from_triangles("f", np.zeros((0, 3), np.float32), np.zeros((0, 3), np.int64))]
+    s.add_node(Node("E", "MESH", 2))
+    out, _ = _export(s, tmp_path / "m_d.3d", write_uc=False)
+    assert struct.unpack_from("<HH", out[tmp_path / "m_d.3d"]) == (3, 7)
+    only_empty = Scene(meshes=s.meshes[2:])
+    only_empty.add_node(Node("E", "MESH", 0))
+    out, _ = _export(only_empty, tmp_path / "e_d.3d", write_uc=False)
+    assert struct.unpack_from("<HH", out[tmp_path / "e_d.3d"]) == (0, 0)

@@ -195,9 +195,8 @@ def merge(scene: Scene, options, warnings: Warnings, animate) -> Merged:
     skins = skin_numbers(scene, [m for _, m in pairs], warnings)
     frames, corners, uvs, values = [], [], [], []
     offset = 0
-    for node, mesh in pairs:
-        if len(mesh.corners) == 0 and len(pairs) > 1:
-            continue
+    drawn = [(node, mesh) for node, mesh in pairs if len(mesh.corners)] or pairs[ref:ref + 1]
+    for node, mesh in drawn:
         place = to_ref @ scene.world_matrix(node) if node >= 0 else np.eye(4)
         tri, face = triangulate(mesh)
         frames.append(_frames(scene, node, mesh, numbers, place, animate, warnings))
