@@ -9,8 +9,8 @@ is). Sources, as the export option "Animation source" names them:
   NLA      every NLA strip, its action played alone over the strip's action range;
   MARKERS  the timeline cut at its markers, the scene played as it is;
   SCENE    the scene's frame range, played as it is;
-  AUTO     ACTIONS when the objects have several actions, else SCENE (named
-           after the one action when there is one).
+  AUTO     ACTIONS when an object has several actions, else SCENE (named after
+           the first action when there is one).
 """
 from __future__ import annotations
 
@@ -103,6 +103,16 @@ def _action_takes(objs) -> list[Take]:
     return list(by_name.values())
 
 
+def _several(found: list[Take]) -> bool:
+    """Does some object (or its shape keys) play more than one of the takes?"""
+    seen: set[int] = set()
+    for take in found:
+        if seen & set(take.actions):
+            return True
+        seen |= set(take.actions)
+    return False
+
+
 def _nla_takes(objs) -> list[Take]:
     out = []
     for owner in animated_ids(objs):
@@ -134,9 +144,9 @@ def takes(context, objs, source: str, frame_start=None, frame_end=None) -> list[
     end = sc.frame_end if frame_end is None else frame_end
     if source in ("AUTO", "ACTIONS") and frame_start is None and frame_end is None:
         found = _action_takes(objs)
-        if source == "ACTIONS" and found or len(found) > 1:
+        if source == "ACTIONS" and found or _several(found):
             return found
-        if len(found) == 1:      # one action: the scene range as it plays, named after the action
+        if found:               # one action per object: the scene range as it plays, named after the first
             one = found[0]
             return [Take(one.name, float(start), float(end), one.fps, {}, one.markers, one.extras, "ACTION")]
     elif source == "NLA":

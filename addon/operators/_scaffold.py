@@ -25,7 +25,7 @@ OBJECT_TYPES = (
 )
 _ALL_TYPES = {t[0] for t in OBJECT_TYPES}
 ANIMATION_SOURCES = (
-    ("AUTO", "Automatic", "Every action, each on its own, when the objects have several; else the scene range"),
+    ("AUTO", "Automatic", "Every action, each on its own, when an object has several; else the scene range"),
     ("ACTIONS", "Actions", "Every action that fits the exported objects, each played alone"),
     ("NLA", "NLA Strips", "Every NLA strip, its action played alone"),
     ("MARKERS", "Timeline Markers", "Each timeline marker starts an animation that runs to the next"),
