@@ -89,45 +89,38 @@ class _Collector:
     # -- meshes ------------------------------------------------------------
     def mesh(self, ob) -> int:
         # one Scene mesh per mesh datablock unless modifiers make instances differ
+        converted = ob.type in CONVERTED
         shaping = [md for md in ob.modifiers if md.show_viewport and md.type != "ARMATURE"]
-        if ob.type in CONVERTED:
-            return self.converted(ob)
-        shared = not (self.o.apply_modifiers and shaping)
+        shared = not converted and not (self.o.apply_modifiers and shaping)
         key = ob.data.as_pointer() if shared else ob.as_pointer()
         if key in self.mesh_of:
             return self.mesh_of[key]
-        if not shaping or not self.o.apply_modifiers:
+        if converted:
+            m = self._evaluated(ob)            # a curve, text, surface or metaball: its evaluated mesh
+        elif not shaping or not self.o.apply_modifiers:
             # nothing to evaluate: the datablock itself holds the rest shape (basis, unskinned)
             m = read_mesh(ob.data, self.o.triangulate, self.o.tangents)
         else:
             with _rest_state(self.context, ob):
-                src = ob.evaluated_get(self.context.evaluated_depsgraph_get())
-                me = src.to_mesh(preserve_all_data_layers=True, depsgraph=self.context.evaluated_depsgraph_get())
-                try:
-                    m = read_mesh(me, self.o.triangulate, self.o.tangents)
-                finally:
-                    src.to_mesh_clear()
+                m = self._evaluated(ob, preserve_all_data_layers=True)
         m.name = ob.data.name
         m.materials = [self.material_index(s.material) for s in ob.material_slots]
-        m.extras = props.load(ob.data)
-        self._shape_keys(ob, m)
-        self._skin(ob, m)
+        if not converted:
+            m.extras = props.load(ob.data)
+            self._shape_keys(ob, m)
+            self._skin(ob, m)
         self.scene.meshes.append(m)
         self.mesh_of[key] = len(self.scene.meshes) - 1
         return self.mesh_of[key]
 
-    def converted(self, ob) -> int:
-        """A curve, text, surface or metaball object's evaluated mesh."""
-        src = ob.evaluated_get(self.depsgraph)
-        me = src.to_mesh()
+    def _evaluated(self, ob, **kw) -> Mesh:
+        depsgraph = self.context.evaluated_depsgraph_get()
+        src = ob.evaluated_get(depsgraph)
+        me = src.to_mesh(depsgraph=depsgraph, **kw)
         try:
-            m = read_mesh(me, self.o.triangulate, self.o.tangents)
+            return read_mesh(me, self.o.triangulate, self.o.tangents)
         finally:
             src.to_mesh_clear()
-        m.name = ob.data.name
-        m.materials = [self.material_index(s.material) for s in ob.material_slots]
-        self.scene.meshes.append(m)
-        return len(self.scene.meshes) - 1
 
     def _shape_keys(self, ob, m: Mesh) -> None:
         keys = ob.data.shape_keys
