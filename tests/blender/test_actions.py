@@ -323,3 +323,32 @@ def test_unigine_writes_one_anim_file_per_action(clean, tmp_path):
     for name, (lo, hi) in RANGES.items():
         anims = load(tmp_path / f"hero_{name}.anim").animations
         assert [(a.name, a.frame_end - a.frame_start) for a in anims] == [(name, hi - lo)]
+
+
+def test_overlapping_file_ranges_import_as_strips_that_each_play_alone(clean, tmp_path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import encode_bytes, parse_bytes
+    from addon.codec.formats.ultimate3d.model import ActionRanges
+    from tests.codec.fixtures_3ds import ASSETS
+    model = parse_bytes((ASSETS.parent / "ultimate3d" / "skinned_v2.u3d").read_bytes(), Warnings())
+    ranges = next(c for c in model.chunks if isinstance(c, ActionRanges))
+    ranges.actions = [("all", 0, 5), ("walk", 0, 2), ("run", 3, 5)]     # "all" holds the other two
+    (tmp_path / "o.u3d").write_bytes(encode_bytes(model))
+    assert bpy.ops.import_scene.ultimate3d(filepath=str(tmp_path / "o.u3d")) == {"FINISHED"}
+    rig = next(o for o in bpy.context.scene.objects if o.type == "ARMATURE")
+    strips = sorted((s.frame_start, s.frame_end, s.name) for t in rig.animation_data.nla_tracks for s in t.strips)
+    assert [s[2] for s in strips] == ["all", "walk", "run"]
+    assert all(a[1] < b[0] for a, b in zip(strips, strips[1:])), strips
+    assert all(s.extrapolation == "NOTHING" for t in rig.animation_data.nla_tracks for s in t.strips)
+    assert bpy.context.scene.frame_end >= strips[-1][1]
+
+    def pose(action, frame):
+        _play_alone(rig, action)
+        bpy.context.scene.frame_set(frame)
+        return _bone_worlds(rig)
+    whole = _imported_action("all")
+    for name, lo in (("walk", 0), ("run", 3)):                # the file's frames, whichever action shows them
+        part = _imported_action(name)
+        assert _frames_of(part)[0] == lo
+        for f in range(lo, lo + 3):
+            np.testing.assert_allclose(pose(part, f), pose(whole, f), atol=1e-5)

@@ -166,3 +166,15 @@ def test_u3d_bone_keys_stay_at_the_source_key_frames(tmp_path):
     save(sc, tmp_path / "k.u3d")
     bone = parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
     assert bone.translation_keys["frame"].tolist() == list(range(11))
+
+
+def test_u3d_read_and_written_again_keeps_its_bone_key_frames(tmp_path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    src = ASSETS / "ultimate3d" / "skinned_v2.u3d"
+    save(load(src), tmp_path / "again.u3d")
+    a, b = (parse_bytes(p.read_bytes(), Warnings()) for p in (src, tmp_path / "again.u3d"))
+    child_a, child_b = (next(x for x in m.bones if x.name == "child") for m in (a, b))
+    for keys in ("scaling_keys", "translation_keys", "rotation_keys"):
+        assert child_b.__dict__[keys]["frame"].tolist() == child_a.__dict__[keys]["frame"].tolist(), keys
+    assert b.actions == a.actions

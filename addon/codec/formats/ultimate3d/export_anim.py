@@ -64,18 +64,39 @@ def _keys(dtype, frames: np.ndarray, values: np.ndarray, source: np.ndarray, rot
     replays every frame; else one key per frame; one key when nothing changes."""
     if len(values) and np.all(values == values[0]):
         frames, values = frames[:1], values[:1]     # constant: one key says it all
-    elif 1 < len(source) < len(frames):
-        at = frames.astype(np.float64)
-        if rotation:
-            replay = sample_quats(source.astype(np.float64), values[source], at)
-            replay *= np.where(np.sum(replay * values, 1, keepdims=True) < 0, -1.0, 1.0)
-        else:
-            replay = sample_vectors(source.astype(np.float64), values[source], at, values[0])
-        if np.allclose(replay, values, atol=1e-5 * max(1.0, float(np.abs(values).max()))):
-            frames, values = frames[source], values[source]
+    elif 1 < len(source) <= len(frames):
+        tolerance = 1e-5 * max(1.0, float(np.abs(values).max()))
+        if _replays(source, values, 0, len(values), rotation, tolerance):
+            keep = _thin(list(source), values, rotation, tolerance)
+            frames, values = frames[keep], values[keep]
     out = np.zeros(len(frames), dtype)
     out["frame"], out["value"] = frames, values
     return out
+
+
+def _replays(keys, values: np.ndarray, lo: int, hi: int, rotation: bool, tolerance: float) -> bool:
+    """Does U3D's interpolation of `values` at frames `keys` give values[lo:hi]?"""
+    keys = np.asarray(keys, np.int64)
+    at = np.arange(lo, hi, dtype=np.float64)
+    if rotation:
+        replay = sample_quats(keys.astype(np.float64), values[keys], at)
+        replay *= np.where(np.sum(replay * values[lo:hi], 1, keepdims=True) < 0, -1.0, 1.0)
+    else:
+        replay = sample_vectors(keys.astype(np.float64), values[keys], at, values[0])
+    return np.allclose(replay, values[lo:hi], atol=tolerance)
+
+
+def _thin(keep: list[int], values: np.ndarray, rotation: bool, tolerance: float) -> list[int]:
+    """Drop the keys that interpolation between their neighbours replays (e.g. the in-betweens an
+    import added where Blender's linear quaternions would leave the file's slerp)."""
+    i = 1
+    while i < len(keep) - 1:
+        a, b = keep[i - 1], keep[i + 1]
+        if _replays([a, b], values, a, b + 1, rotation, tolerance):
+            del keep[i]
+        else:
+            i += 1
+    return keep
 
 
 def _source_frames(line: Timeline, arm_node: int, bone: str) -> np.ndarray:

@@ -27,7 +27,7 @@ from .materials import material_to_scene, uv_name
 from .model import Mesh, Model, ModelV1
 from .options import ImportOptions
 from .transforms import (SWAP, affine, invertible, key_frames, local_matrices, matrix_to_blender, pose_channels,
-                         safe_inverse)
+                         safe_inverse, slerp_frames)
 from .validate import ROOT_V2, bone_depths
 
 
@@ -158,7 +158,8 @@ class _Builder:
         self.sc.armatures.append(arm)
         self.arm_node = self.sc.add_node(Node(name=arm.name, kind="ARMATURE", data=0))
         for i, b in enumerate(bones):
-            frames = key_frames(b.scaling_keys, b.translation_keys, b.rotation_keys)
+            frames = np.union1d(key_frames(b.scaling_keys, b.translation_keys, b.rotation_keys),
+                                slerp_frames(b.rotation_keys))
             if frames.max() >= self.h.n_frame:
                 self.warnings.warn(f"bone {b.name!r}: keys after the last frame ({self.h.n_frame - 1}) ignored")
                 frames = np.unique(np.append(frames[frames < self.h.n_frame], self.h.n_frame - 1))

@@ -110,6 +110,20 @@ def key_frames(*key_arrays: np.ndarray) -> np.ndarray:
     return frames if len(frames) else np.zeros(1, np.int64)
 
 
+def slerp_frames(rotation: np.ndarray, max_angle: float = 0.05) -> np.ndarray:
+    """Whole frames between rotation keys that turn more than `max_angle` radians: there Blender's
+    linear quaternion keys would leave the slerp the file plays, so they get keys of their own."""
+    f = np.asarray(rotation["frame"], np.int64)
+    if len(f) < 2:
+        return np.zeros(0, np.int64)
+    order = np.argsort(f, kind="stable")
+    f, q = f[order], np.asarray(rotation["value"], np.float64)[order]
+    q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+    turn = 2 * np.arccos(np.clip(np.abs(np.sum(q[1:] * q[:-1], 1)), 0.0, 1.0))
+    spans = [np.arange(a + 1, b) for a, b, t in zip(f[:-1], f[1:], turn) if t > max_angle and b - a > 1]
+    return np.concatenate(spans) if spans else np.zeros(0, np.int64)
+
+
 def local_matrices(scaling, translation, rotation, at: np.ndarray) -> np.ndarray:
     """(F, 4, 4) Blender-space BoneToParent at frames `at`, from U3D key arrays."""
     s = sample_vectors(scaling["frame"], scaling["value"], at, (1.0, 1.0, 1.0))[:, SWAP]
