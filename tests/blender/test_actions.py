@@ -352,3 +352,23 @@ def test_overlapping_file_ranges_import_as_strips_that_each_play_alone(clean, tm
         assert _frames_of(part)[0] == lo
         for f in range(lo, lo + 3):
             np.testing.assert_allclose(pose(part, f), pose(whole, f), atol=1e-5)
+
+
+@pytest.mark.parametrize("source,want", [
+    ("ACTIONS", [("Walk", 10), ("Run", 6), ("Jump", 5)]),
+    ("NLA", [("Run", 6), ("Jump", 5)]),
+    ("MARKERS", [("A", 5), ("B", 6)]),
+    ("SCENE", [("Scene", 11)]),
+])
+def test_animation_source_picks_what_becomes_the_animations(clean, tmp_path, source, want):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    rig_scene(clean, 3)
+    clean.scene.frame_start, clean.scene.frame_end = 1, 11
+    clean.scene.timeline_markers.new("A", frame=1)
+    clean.scene.timeline_markers.new("B", frame=6)
+    before = _state(clean)
+    assert bpy.ops.export_scene.ultimate3d(filepath=str(tmp_path / "x.u3d"), animation_source=source) == {"FINISHED"}
+    assert _state(clean) == before
+    actions = parse_bytes((tmp_path / "x.u3d").read_bytes(), Warnings()).actions
+    assert [(name, last - first + 1) for name, first, last in actions] == want
