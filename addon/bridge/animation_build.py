@@ -76,7 +76,7 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     placed = [a for a in scene.animations if a.extras.get("placement") == "NLA"]
     starts = dict(zip(map(id, placed), animation.layout(placed)))
     if placed and scene.frame_end is not None:
-        last = max(starts[id(a)] + len(animation.frames_of(a)) - 1 for a in placed)
+        last = max(starts[id(a)] + animation.frame_span(a)[1] - 1 for a in placed)
         scene.frame_end = max(int(scene.frame_end), int(last))
     for anim in scene.animations:
         by_owner: dict = {}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import axes
+from .errors import UnsupportedFeature
 from .scene import Animation, Channel, Mesh, Scene
 
 TRS = ("location", "rotation_quaternion", "scale")
@@ -273,11 +274,23 @@ def is_animated(scene: Scene) -> bool:
     return any(a.channels for a in scene.animations) or any(m.extras.get("baked_frames") for m in scene.meshes)
 
 
+MAX_FRAMES = 1_048_574          # Blender's last frame: no animation plays longer
+
+
+def frame_span(anim: Animation) -> tuple[int, int]:
+    """(first whole frame, frame count) an animation plays (one frame when its range is empty)."""
+    lo, hi = float(anim.frame_start), float(anim.frame_end)
+    if not np.isfinite(lo) or not np.isfinite(hi) or abs(lo) > MAX_FRAMES or abs(hi) > MAX_FRAMES:
+        raise UnsupportedFeature(f"animation {anim.name!r} runs from frame {lo:g} to {hi:g}; "
+                                 f"frames reach at most {MAX_FRAMES}")
+    first = int(np.floor(lo + 1e-6))
+    return first, max(int(np.ceil(hi - 1e-6)), first) - first + 1
+
+
 def frames_of(anim: Animation) -> np.ndarray:
     """The whole frames an animation plays, first to last (one frame when its range is empty)."""
-    first = int(np.floor(anim.frame_start + 1e-6))
-    last = max(int(np.ceil(anim.frame_end - 1e-6)), first)
-    return np.arange(first, last + 1, dtype=np.float64)
+    first, count = frame_span(anim)
+    return np.arange(first, first + count, dtype=np.float64)
 
 
 def layout(anims: list[Animation]) -> list[int]:
@@ -285,8 +298,8 @@ def layout(anims: list[Animation]) -> list[int]:
     the previous one's end (so that a file's own layout comes back), else right after it."""
     out, free = [], None
     for a in anims:
-        frames = frames_of(a)
-        start = int(frames[0]) if free is None or frames[0] >= free else free
+        first, count = frame_span(a)
+        start = first if free is None or first >= free else free
         out.append(start)
-        free = start + len(frames)
+        free = start + count
     return out

@@ -298,12 +298,13 @@ class _Builder:
         for name, first, end in actions:
             if end < first or end > last:
                 self.warnings.warn(f"action range {name!r} [{first}, {end}] is reversed or reaches past the "
-                                   f"file's last frame ({last})")
-            self.sc.animations.append(Animation(name=name, frame_start=first, frame_end=end,
-                                                channels=[slice_channel(c, first, end) for c in self.channels],
+                                   f"file's last frame ({last}); it plays the frames the file has")
+            lo, hi = min(first, last), min(max(first, end), last)        # the file's frames, no more
+            self.sc.animations.append(Animation(name=name, frame_start=lo, frame_end=hi,
+                                                channels=[slice_channel(c, lo, hi) for c in self.channels],
                                                 # NLA strips, one per range: an active action would hide the others
                                                 extras={"u3d_action_range": [first, end], "placement": "NLA"}))
-            self.sc.markers += [Marker(name, first), Marker(f"{name}_end", end)]
+            self.sc.markers += [Marker(name, lo), Marker(f"{name}_end", hi)]
 
     def build(self) -> Scene:
         mat_index = self.materials()
