@@ -178,3 +178,13 @@ def test_u3d_read_and_written_again_keeps_its_bone_key_frames(tmp_path):
     for keys in ("scaling_keys", "translation_keys", "rotation_keys"):
         assert child_b.__dict__[keys]["frame"].tolist() == child_a.__dict__[keys]["frame"].tolist(), keys
     assert b.actions == a.actions
+
+
+@pytest.mark.parametrize("file", ["x.u3d", "x_d.3d", "x.mesh"])
+def test_a_range_that_lies_is_refused_before_any_frame_is_allocated(tmp_path, file):
+    from addon.codec.errors import UnsupportedFeature
+    sc = _rig_scene() if file != "x_d.3d" else _box_scene()
+    sc.animations[0].frame_end = 4e12
+    with pytest.raises(UnsupportedFeature, match="frames reach at most"):
+        save(sc, tmp_path / file, **({"embed_animations": True} if file.endswith(".mesh") else {}))
+    assert not (tmp_path / file).exists()
