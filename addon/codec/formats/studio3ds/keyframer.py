@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ... import axes
+from ... import animation, axes
 from ...errors import Warnings
 from . import ids
 from .model import Chunk, Track
@@ -124,9 +124,7 @@ def rotation_keys(track: Track) -> np.ndarray:
         q = axes.quat_multiply(d, q)
         q /= np.linalg.norm(q)
         out[i] = q
-    flip = np.cumsum(np.r_[False, np.einsum("ij,ij->i", out[1:], out[:-1]) < 0]) % 2 == 1
-    out[flip] *= -1
-    return out
+    return animation.continuous(out)
 
 
 def rotation_path(track: Track, max_step: float = np.pi / 2) -> tuple[np.ndarray, np.ndarray]:
