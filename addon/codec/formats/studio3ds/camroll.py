@@ -86,9 +86,7 @@ def orient_target(nodes: list[KfNode], i: int, j: int, cam: Node, target: Node, 
     if nodes[j].parent >= 0:
         _, pq, _ = axes.decompose(_world(nodes, nodes[j].parent, ts))
         rot = np.swapaxes(axes.quat_to_matrix(pq), -1, -2) @ rot
-    q = axes.matrix_to_quat(rot)
-    flip = np.cumsum(np.r_[False, np.einsum("ij,ij->i", q[1:], q[:-1]) < 0]) % 2 == 1
-    q[flip] *= -1
+    q = animation.continuous(axes.matrix_to_quat(rot))
     loc, _, scl = axes.decompose(target.matrix)
     at0 = int(np.searchsorted(ts, 0.0))
     target.matrix = axes.compose(loc, q[at0], scl)
