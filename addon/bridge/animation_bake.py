@@ -32,6 +32,7 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
         for take in todo:
             reset()
             animation_takes.play(take, objs, keyed)
+            context.view_layer.update()          # matrices as this take leaves them, not the last one
             _bake_take(context, scene, objs, o, take)
 
 

@@ -193,9 +193,13 @@ def preserved(context, objs):
     frame, subframe = sc.frame_current, sc.frame_subframe
     selection = [(ob, ob.select_get()) for ob in context.view_layer.objects]
     active = context.view_layer.objects.active
+    bare = [owner for owner in ids if getattr(owner, "animation_data", None) is None]
     try:
         yield lambda: _reset(saved)
     finally:
+        for owner in bare:                   # playing an action gave it animation data: none again
+            if owner.animation_data is not None:
+                owner.animation_data_clear()
         sc.frame_set(frame, subframe=subframe)
         _reset(saved)
         for ob, sel in selection:

@@ -316,6 +316,16 @@ def test_3ds_round_trip_keeps_its_key_frames(clean, tmp_path):
     assert got == want
 
 
+def test_actions_that_fit_an_armature_without_animation_are_exported_and_leave_it_bare(clean, tmp_path):
+    rig, _ = rig_scene(clean, 3)
+    rig.animation_data_clear()                      # the actions only exist, with fake users
+    assert bpy.ops.export_scene.unigine_mesh(filepath=str(tmp_path / "x.mesh"), embed_animations=True,
+                                             animation_source="ACTIONS") == {"FINISHED"}
+    assert rig.animation_data is None
+    from addon.codec import load
+    assert sorted(a.name for a in load(tmp_path / "x.mesh").animations) == ["Jump", "Run", "Walk"]
+
+
 def test_unigine_writes_one_anim_file_per_action(clean, tmp_path):
     rig_scene(clean, 3)
     assert bpy.ops.export_scene.unigine_mesh(filepath=str(tmp_path / "hero.mesh")) == {"FINISHED"}
