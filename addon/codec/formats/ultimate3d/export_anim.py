@@ -86,17 +86,49 @@ def _replays(keys, values: np.ndarray, lo: int, hi: int, rotation: bool, toleran
     return np.allclose(replay, values[lo:hi], atol=tolerance)
 
 
+def _between(keys: np.ndarray, values: np.ndarray, rotation: bool) -> np.ndarray:
+    """(K - 2,) for each interior key: does interpolating its two neighbours give its value?"""
+    a, k, b = keys[:-2], keys[1:-1], keys[2:]
+    t = ((k - a) / (b - a))[:, None]
+    va, vb = values[a].astype(np.float64), values[b].astype(np.float64)
+    if not rotation:
+        return np.abs(va + t * (vb - va) - values[k]).max(1)
+    vb = vb * np.where(np.sum(va * vb, 1, keepdims=True) < 0, -1.0, 1.0)
+    theta = np.arccos(np.clip(np.abs(np.sum(va * vb, 1, keepdims=True)), -1.0, 1.0))
+    s = np.sin(theta)
+    small = s < 1e-6
+    wa = np.where(small, 1 - t, np.sin((1 - t) * theta) / np.where(small, 1.0, s))
+    wb = np.where(small, t, np.sin(t * theta) / np.where(small, 1.0, s))
+    q = wa * va + wb * vb
+    q /= np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+    q *= np.where(np.sum(q * values[k], 1, keepdims=True) < 0, -1.0, 1.0)
+    return np.abs(q - values[k]).max(1)
+
+
 def _thin(keep: list[int], values: np.ndarray, rotation: bool, tolerance: float) -> list[int]:
-    """Drop the keys that interpolation between their neighbours replays (e.g. the in-betweens an
-    import added where Blender's linear quaternions would leave the file's slerp)."""
-    i = 1
-    while i < len(keep) - 1:
-        a, b = keep[i - 1], keep[i + 1]
-        if _replays([a, b], values, a, b + 1, rotation, tolerance):
-            del keep[i]
-        else:
-            i += 1
-    return keep
+    """Drop the keys that interpolation between the kept ones replays (e.g. the in-betweens an import
+    added where Blender's linear quaternions would leave the file's slerp). From each kept key, the
+    farthest next key that replays everything between is found by galloping; a key its two
+    neighbours do not replay is kept without a test, so curved motion costs one vectorised pass."""
+    if len(keep) < 3:
+        return keep
+    maybe = np.r_[False, _between(np.asarray(keep), values, rotation) <= tolerance, False]
+    out, i, last = [keep[0]], 0, len(keep) - 1
+
+    def ok(j: int) -> bool:
+        return _replays([keep[i], keep[j]], values, keep[i], keep[j] + 1, rotation, tolerance)
+
+    while i < last:
+        good, step = i + 1, 1                   # the next key: replayed (the whole set replays)
+        while maybe[good] and good + step <= last and ok(good + step):
+            good, step = good + step, step * 2
+        bad = min(good + step, last + 1)
+        while maybe[good] and bad - good > 1:   # the farthest good one below the first bad one
+            mid = (good + bad) // 2
+            good, bad = (mid, bad) if ok(mid) else (good, mid)
+        out.append(keep[good])
+        i = good
+    return out
 
 
 def _source_frames(line: Timeline, arm_node: int, bone: str) -> np.ndarray:
