@@ -8,8 +8,10 @@ import bpy
 import numpy as np
 
 from ..codec.scene import (Armature, Bone, Camera, Image, Light, Mesh, Node, Scene, ShapeKey, Skin)
+from ..codec.welding import next_corner
 from . import props
 from .material_build import collect_material
+from .mesh_build import corner_edges
 from .weights import weight_triples
 
 
@@ -209,6 +211,7 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
         starts = starts.astype(np.uint32)
     m = Mesh(name=me.name, positions=pos, corners=loop_vert[corner_src].astype(np.uint32),
              faces=starts, normals=normals[corner_src], face_material=mat_index[face_src])
+    _read_sharp(me, m, corner_src, face_src, L, P)
     if tangents and me.uv_layers and L:
         # MikkTSpace from the active UV map; it needs faces of 3 or 4 corners
         sizes = np.empty(P, np.int32)
@@ -243,6 +246,28 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
         elif attr.domain == "CORNER":
             m.corner_attributes[attr.name] = arr[corner_src]
     return m
+
+
+def _read_sharp(me, m: Mesh, corner_src, face_src, L: int, P: int) -> None:
+    """Sharp edges per (triangulated) corner and flat faces, when the mesh has them: an edge a
+    triangulation adds inside a polygon is never sharp."""
+    edge_attr, face_attr = me.attributes.get("sharp_edge"), me.attributes.get("sharp_face")
+    if edge_attr is None and face_attr is None:
+        return
+    if face_attr is not None:
+        m.sharp_faces = _read_attribute(face_attr).astype(bool)[face_src]
+    sharp = np.zeros(L, bool)
+    if edge_attr is not None and L:
+        sharp = _read_attribute(edge_attr).astype(bool)[corner_edges(me)]
+    if isinstance(corner_src, slice):
+        m.sharp_edges = sharp
+        return
+    starts = np.empty(P, np.int32)
+    me.polygons.foreach_get("loop_start", starts)
+    loop_next = next_corner(starts, L)
+    tri = np.asarray(corner_src, np.int64).reshape(-1, 3)
+    after = np.roll(tri, -1, axis=1)
+    m.sharp_edges = (sharp[tri] & (loop_next[tri] == after)).ravel()
 
 
 _READ = {"INT": ("value", 1, np.int32), "BOOLEAN": ("value", 1, np.bool_), "QUATERNION": ("value", 4, np.float32), "FLOAT": ("value", 1, np.float32), "FLOAT2": ("vector", 2, np.float32),

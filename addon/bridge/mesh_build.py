@@ -69,10 +69,32 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
         add_attribute(me, name, "CORNER", arr)
 
     me.update(calc_edges=True)
-    if m.normals is not None and len(m.normals) == len(corners):
+    if m.sharp_edges is not None and len(m.sharp_edges) == len(corners):
+        _set_sharp(me, m)
+    elif m.normals is not None and len(m.normals) == len(corners):
         me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
     props.store(me, m.extras)
     return me
+
+
+def corner_edges(me) -> np.ndarray:
+    """(C,) Blender's edge index of the edge from each corner to the next one of its face."""
+    out = np.empty(len(me.loops), np.int32)
+    attr = me.attributes.get(".corner_edge")
+    if attr is not None:
+        attr.data.foreach_get("value", out)
+    else:
+        me.loops.foreach_get("edge_index", out)
+    return out
+
+
+def _set_sharp(me, m: Mesh) -> None:
+    """Native smoothing: sharp edges and flat faces, from which Blender derives the normals."""
+    sharp = np.zeros(len(me.edges), bool)
+    sharp[corner_edges(me)[np.asarray(m.sharp_edges, bool)]] = True
+    add_attribute(me, "sharp_edge", "EDGE", sharp)
+    flat = np.zeros(len(me.polygons), bool) if m.sharp_faces is None else np.asarray(m.sharp_faces, bool)
+    add_attribute(me, "sharp_face", "FACE", flat)
 
 
 def add_shape_keys(obj, m: Mesh) -> None:

@@ -101,6 +101,11 @@ class Mesh:
     faces: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))    # (F,) loop starts
     uv_layers: dict[str, np.ndarray] = field(default_factory=dict)      # name -> (C, 2) float32
     normals: np.ndarray | None = None                                   # (C, 3) float32 custom split normals
+    # native smoothing: when sharp_edges is set, Blender derives the normals from these two and
+    # `normals` (if any) only tells other formats what the file's own normals were
+    sharp_edges: np.ndarray | None = None                               # (C,) bool: the edge from this corner
+                                                                        # to the next one of its face is sharp
+    sharp_faces: np.ndarray | None = None                               # (F,) bool: flat shaded
     colors: dict[str, np.ndarray] = field(default_factory=dict)         # name -> (C, 4) float32 0..1
     face_material: np.ndarray | None = None                             # (F,) int32 slot index
     materials: list[int] = field(default_factory=list)                  # slot -> Scene.materials index (-1 empty)

@@ -9,11 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from ... import axes
+from ... import welding
 from ...errors import Warnings
 from ...scene import Mesh
 from . import ids
 from .model import Chunk
 from .normals import smooth_normals
+
+NORMAL_MODES = ("SHARP_EDGES", "EXACT", "KEEP")
 
 
 def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, path: str) -> np.ndarray:
@@ -28,8 +31,9 @@ def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, pa
 
 
 def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict[str, int],
-               warnings: Warnings, path: str) -> Mesh:
-    """material_slots: material name -> Scene.materials index (unknown names get -1)."""
+               warnings: Warnings, path: str, normals: str = "SHARP_EDGES", stats: dict | None = None) -> Mesh:
+    """material_slots: material name -> Scene.materials index (unknown names get -1).
+    normals: one of NORMAL_MODES (options.py); stats collects the welding figures."""
     verts = tri.value(ids.POINT_ARRAY)
     verts = np.zeros((0, 3), np.float32) if verts is None else verts
     nv = len(verts)
@@ -77,7 +81,6 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     mesh = Mesh(name=name, positions=positions, corners=corners,
                 faces=np.arange(0, len(corners), 3, dtype=np.uint32))
     kept_groups = groups[keep]
-    mesh.normals = smooth_normals(positions, tris, kept_groups)
     mesh.face_attributes["smoothing_groups"] = kept_groups.view(np.int32)
     mesh.face_attributes["face_flags"] = faces[keep, 3].astype(np.int32)
     mesh.face_material = slot_of_face[keep]
@@ -95,4 +98,31 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     color = tri.value(ids.MESH_COLOR)
     if color is not None:
         mesh.extras["3ds_color"] = int(color)
+    if normals == "KEEP":
+        mesh.normals = smooth_normals(positions, tris, kept_groups)
+    else:
+        _weld(mesh, kept_groups, normals == "EXACT", stats if stats is not None else {})
     return mesh
+
+
+def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict) -> None:
+    """One vertex per point (UVs stay per corner), with the groups as sharp edges and flat faces,
+    or, exact, as custom normals. stats gains 'corners', 'differ' (corners whose sharp-edge normal
+    is not the groups' one) and 'split' (points split because faces met there without an edge)."""
+    w = welding.weld(mesh.positions, mesh.corners, mesh.faces)
+    mesh.positions = mesh.positions[w.source]
+    mesh.corners = w.corners
+    for k, v in mesh.vertex_attributes.items():
+        mesh.vertex_attributes[k] = v[w.source]
+    tris = mesh.corners.reshape(-1, 3).astype(np.int64)
+    exact_normals = smooth_normals(mesh.positions, tris, groups)
+    stats["split"] = stats.get("split", 0) + w.split_points
+    if exact:
+        mesh.normals = exact_normals
+        return
+    sharp, flat = welding.sharp_from_groups(groups, mesh.faces, len(mesh.corners), w.edges)
+    mesh.sharp_edges, mesh.sharp_faces = sharp, flat
+    mesh.normals = exact_normals             # for other formats; Blender uses the sharp edges
+    native = welding.sharp_edge_normals(mesh.positions, tris, sharp, flat, w.edges)
+    stats["corners"] = stats.get("corners", 0) + len(mesh.corners)
+    stats["differ"] = stats.get("differ", 0) + welding.differing_corners(native, exact_normals)

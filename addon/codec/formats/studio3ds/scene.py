@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import axes
+from ... import axes, welding
 from ...errors import Warnings
 from ...scene import Animation, Channel, Mesh, Node, Scene
 from . import ids
@@ -24,7 +24,7 @@ from .camlight import build_camera, build_light, look_at
 from .camroll import orient_target, target_axes
 from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
 from .materials import TextureFinder, build_material, color_of
-from .meshbuild import build_mesh
+from .meshbuild import NORMAL_MODES, build_mesh
 from .model import Chunk, Model
 from .options import ImportOptions
 from .tracks_in import node_channels
@@ -70,6 +70,9 @@ class _Builder:
         self.mat_slots: dict[str, int] = {}
         self.chunk_roll: dict[int, float] = {}          # keyframer camera node -> its 0x4700 roll
         self.roll_channels: list[Channel] = []          # the targets' baked orientation (camroll.py)
+        self.weld_stats: dict[str, int] = {}
+        if options.normals not in NORMAL_MODES:
+            raise ValueError(f"normals must be one of {', '.join(NORMAL_MODES)}, not {options.normals!r}")
         if self.ed is None:
             warnings.warn("no 3D editor chunk (0x3D3D): the file holds no objects", 0, "MAIN")
             return
@@ -97,7 +100,8 @@ class _Builder:
         if key not in self.mesh_cache:
             path = f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH'
             self.mesh_cache[key] = len(self.sc.meshes)
-            self.sc.meshes.append(build_mesh(name, tri, to_local, self.mat_slots, self.w, path))
+            self.sc.meshes.append(build_mesh(name, tri, to_local, self.mat_slots, self.w, path,
+                                             self.opt.normals, self.weld_stats))
         return self.mesh_cache[key]
 
     def _object_flags(self, node: Node, obj: Chunk) -> None:
@@ -262,6 +266,14 @@ def _filter(sc: Scene, kinds: set[str]) -> None:
     sc.nodes[:] = out
 
 
+def _report_welding(stats: dict, sc: Scene, warnings: Warnings) -> None:
+    sc.metadata["weld_split_points"] = stats.get("split", 0)     # faces meeting at a point: not worth a warning
+    if stats.get("differ"):
+        warnings.warn(f"smoothing groups: {stats['differ']} of {stats['corners']} corners get other normals from "
+                      "sharp edges than from their groups (groups that do not chain around a point, or faces "
+                      "meeting only at a point); import with Normals: Exact to keep the groups' normals")
+
+
 def _apply_transforms(sc: Scene) -> None:
     """Bake each mesh node's frame-0 world matrix into its own copy of the mesh; unparent all."""
     worlds = [sc.world_matrix(i) for i in range(len(sc.nodes))]
@@ -272,13 +284,17 @@ def _apply_transforms(sc: Scene) -> None:
             m = Mesh(name=src.name, positions=axes.apply_points(world, src.positions), corners=src.corners,
                      faces=src.faces, uv_layers=src.uv_layers, face_material=src.face_material,
                      materials=src.materials, face_attributes=src.face_attributes,
-                     vertex_attributes=src.vertex_attributes, extras=dict(src.extras))
+                     vertex_attributes=src.vertex_attributes, extras=dict(src.extras),
+                     sharp_edges=src.sharp_edges, sharp_faces=src.sharp_faces)
             m.normals = axes.apply_normals(world, src.normals) if src.normals is not None else None
             if axes.mirrors(world):
                 order = axes.reverse_winding(m.corners, m.faces)
                 m.corners = m.corners[order]
                 m.normals = m.normals[order] if m.normals is not None else None
                 m.uv_layers = {k: v[order] for k, v in m.uv_layers.items()}
+                if m.sharp_edges is not None:
+                    # reversed, corner k's edge runs to the corner that was before it
+                    m.sharp_edges = m.sharp_edges[order[welding.next_corner(m.faces, len(order))]]
             n.data, world = len(meshes), np.eye(4)
             meshes.append(m)
         n.matrix, n.parent, n.matrix_parent_inverse = world, -1, np.eye(4)
@@ -356,6 +372,7 @@ def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene
             anim.channels += b.roll_channels
         if anim.channels:
             sc.animations.append(anim)
+    _report_welding(b.weld_stats, sc, warnings)
     if options.apply_transform:
         _apply_transforms(sc)
     master = float(b.ed.value(ids.MASTER_SCALE, 1.0) or 1.0)
