@@ -199,11 +199,13 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> Welde
 def sharp_from_groups(groups: np.ndarray, faces: np.ndarray, n_corners: int,
                       edges: Edges) -> tuple[np.ndarray, np.ndarray]:
     """(sharp edge per corner (C,) bool, flat face (F,) bool) from u32 group masks per face:
-    a face without a group is flat; an edge between faces that share no group is sharp."""
+    a face without a group is flat; an edge between faces that share no group is sharp, unless
+    both are flat (the edge inside a flat area shows no crease)."""
     g = np.asarray(groups).astype(np.uint32)
     face_of = face_of_corner(faces, n_corners)
     sharp = np.zeros(n_corners, bool)
-    cut = ((g[face_of[edges.a]] & g[face_of[edges.b]]) == 0) & edges.manifold
+    ga, gb = g[face_of[edges.a]], g[face_of[edges.b]]
+    cut = ((ga & gb) == 0) & ((ga | gb) != 0) & edges.manifold
     sharp[edges.a[cut]] = True
     sharp[edges.b[cut]] = True
     return sharp, g == 0
