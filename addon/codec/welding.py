@@ -107,7 +107,7 @@ def edge_pairs(corners: np.ndarray, nxt: np.ndarray) -> Edges:
     v1 = v0[nxt]
     n = int(v0.max()) + 1 if len(v0) else 1
     key = np.minimum(v0, v1) * n + np.maximum(v0, v1)
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key)
     ks = key[order]
     same = ks[1:] == ks[:-1]
     pair = np.flatnonzero(same)
@@ -152,6 +152,8 @@ class Welded:
     source: np.ndarray         # (V',) stored vertex each welded vertex comes from
     split_points: int          # points split again because faces met there without an edge
     edges: Edges
+    point: np.ndarray          # (C,) welded point per corner before the split (one per position)
+    split: np.ndarray          # (P,) bool: the point was split
 
 
 def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> Welded:
@@ -161,7 +163,8 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> Welde
     nv = len(positions)
     if nv == 0 or len(corners) == 0:
         e = np.zeros(0, np.int64)
-        return Welded(corners.astype(np.uint32), np.arange(nv), 0, edge_pairs(corners, e))
+        return Welded(corners.astype(np.uint32), np.arange(nv), 0, edge_pairs(corners, e), corners,
+                      np.zeros(nv, bool))
     ids = weld_ids(positions)
     _, first = np.unique(ids, return_index=True)    # ids are 0..P-1: first[p] is a stored vertex at point p
     # number the points in the stored order: a file without repeated points keeps its vertices as they are
@@ -193,7 +196,9 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> Welde
     edges = edge_pairs(c, nxt)
     labels = fan_labels(len(c), edges)
     c2, src2 = split_fans(c, labels, len(source))
-    return Welded(np.asarray(c2, np.uint32), source[src2], len(src2) - len(source), edges)
+    split = np.zeros(len(source), bool)
+    split[src2[len(source):]] = True
+    return Welded(np.asarray(c2, np.uint32), source[src2], len(src2) - len(source), edges, c, split)
 
 
 def sharp_from_groups(groups: np.ndarray, faces: np.ndarray, n_corners: int,
@@ -215,6 +220,35 @@ def face_of_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
     if n_corners == 3 * len(faces):
         return np.repeat(np.arange(len(faces)), 3)
     return np.repeat(np.arange(len(faces)), np.diff(np.r_[np.asarray(faces, np.int64), n_corners]))
+
+
+def suspect_corners(w: Welded, groups: np.ndarray) -> np.ndarray:
+    """(C,) bool: the corners where sharp edges may smooth otherwise than the groups:
+    a point with more than one mask around it, a split point, or a point on an edge that Blender
+    shades as sharp by itself (three faces, or faces wound against each other). At any other
+    point every face carries the same mask and one fan of edges joins them all, so both agree."""
+    cg = np.repeat(np.asarray(groups, np.uint32), 3)
+    point = w.point
+    rep = np.zeros(len(w.split), np.uint32)
+    rep[point] = cg
+    odd = w.split.copy()
+    odd[point[cg != rep[point]]] = True
+    e = w.edges
+    lone = ~e.manifold | e.flipped
+    odd[point[e.a[lone]]] = odd[point[e.a_next[lone]]] = True
+    return odd[point]
+
+
+def triangle_subset(e: Edges, keep: np.ndarray) -> Edges:
+    """The edges between kept triangles, with corners numbered within the kept ones."""
+    new_face = np.cumsum(keep) - 1
+    both = keep[e.a // 3] & keep[e.b // 3]
+    sub = e.select(both)
+
+    def renumber(c):
+        return new_face[c // 3] * 3 + c % 3
+    return Edges(renumber(sub.a), renumber(sub.b), renumber(sub.a_next), renumber(sub.b_next), sub.flipped,
+                 sub.manifold)
 
 
 def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarray, flat: np.ndarray,
