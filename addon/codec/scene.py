@@ -101,8 +101,10 @@ class Mesh:
     faces: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))    # (F,) loop starts
     uv_layers: dict[str, np.ndarray] = field(default_factory=dict)      # name -> (C, 2) float32
     normals: np.ndarray | None = None                                   # (C, 3) float32 custom split normals
-    # native smoothing: when sharp_edges is set, Blender derives the normals from these two and
-    # `normals` (if any) only tells other formats what the file's own normals were
+    # native smoothing: Blender derives the normals from these (custom `normals`, if given, win)
+    smoothing: np.ndarray | None = None                                 # (F,) uint32 group masks: an edge is
+                                                                        # smooth where its faces share a bit;
+                                                                        # 0 = flat (3DS smoothing groups)
     sharp_edges: np.ndarray | None = None                               # (C,) bool: the edge from this corner
                                                                         # to the next one of its face is sharp
     sharp_faces: np.ndarray | None = None                               # (F,) bool: flat shaded

@@ -17,6 +17,10 @@ import numpy as np
 
 COS_SAME = 0.999          # corner normals closer than this count as the same
 
+# The welding is split in two: the codec welds and keeps the groups (Mesh.smoothing); the bridge,
+# once Blender has found the edges, marks the sharp ones and splits the points where faces meet
+# without an edge (edge_pairs with Blender's corner_edge needs no sort).
+
 
 def face_normals(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
     """(F, 3) float32, length = twice the area (area weighting); the cross product spelled
@@ -101,12 +105,27 @@ def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
     return nxt
 
 
-def edge_pairs(corners: np.ndarray, nxt: np.ndarray) -> Edges:
-    """Consecutive corners of each edge, after sorting the edges by their two vertices."""
+def edge_pairs(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray | None = None) -> Edges:
+    """Consecutive corners of each edge, after sorting the corners by their edge: `edge_of`, an
+    edge index per corner (Blender's corner_edge), or else the edge's two vertices. With edge
+    indices and no edge of three faces, two scatters find the pairs without a sort."""
     v0 = np.asarray(corners, np.int64)
-    v1 = v0[nxt]
-    n = int(v0.max()) + 1 if len(v0) else 1
-    key = np.minimum(v0, v1) * n + np.maximum(v0, v1)
+    if edge_of is not None:
+        key = np.asarray(edge_of, np.int64)
+        n_edges = int(key.max()) + 1 if len(key) else 0
+        count = np.bincount(key, minlength=n_edges)
+        if not (count > 2).any():
+            idx = np.arange(len(key))
+            first, last = np.empty(n_edges, np.int64), np.empty(n_edges, np.int64)
+            first[key[::-1]] = idx[::-1]            # the last write wins: the lowest corner
+            last[key] = idx
+            two = np.flatnonzero(count == 2)
+            a, b = first[two], last[two]
+            return Edges(a, b, nxt[a], nxt[b], v0[a] == v0[b], np.ones(len(a), bool))
+    else:
+        v1 = v0[nxt]
+        n = int(v0.max()) + 1 if len(v0) else 1
+        key = np.minimum(v0, v1) * n + np.maximum(v0, v1)
     order = np.argsort(key)
     ks = key[order]
     same = ks[1:] == ks[:-1]
@@ -146,25 +165,13 @@ def split_fans(corners: np.ndarray, labels: np.ndarray, n_vertices: int) -> tupl
     return id_of_root[labels].astype(np.uint32), np.r_[source, srt[extra]]
 
 
-@dataclass
-class Welded:
-    corners: np.ndarray        # (C,) uint32 into the welded vertices
-    source: np.ndarray         # (V',) stored vertex each welded vertex comes from
-    split_points: int          # points split again because faces met there without an edge
-    edges: Edges
-    point: np.ndarray          # (C,) welded point per corner before the split (one per position)
-    split: np.ndarray          # (P,) bool: the point was split
-
-
-def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> Welded:
-    """Join vertices at the same point, keeping every face's corners distinct (a zero-area face
-    keeps its own vertices), then give each edge-connected fan at a point its own vertex."""
+def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(corners (C,) uint32, stored vertex per welded vertex): one vertex per point, numbered in
+    the stored order. A face whose corners would meet at one vertex (zero area) keeps its own."""
     corners = np.asarray(corners, np.int64)
     nv = len(positions)
     if nv == 0 or len(corners) == 0:
-        e = np.zeros(0, np.int64)
-        return Welded(corners.astype(np.uint32), np.arange(nv), 0, edge_pairs(corners, e), corners,
-                      np.zeros(nv, bool))
+        return corners.astype(np.uint32), np.arange(nv)
     ids = weld_ids(positions)
     _, first = np.unique(ids, return_index=True)    # ids are 0..P-1: first[p] is a stored vertex at point p
     # number the points in the stored order: a file without repeated points keeps its vertices as they are
@@ -174,7 +181,6 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> Welde
     ids, first = rank[ids], first[order]
     welded = ids[corners]
     nxt = next_corner(faces, len(corners))
-    # a face whose corners meet at one point would need an edge from a vertex to itself
     bad_corner = welded == welded[nxt]
     face_of = face_of_corner(faces, len(corners))
     if len(corners) != 3 * len(faces):        # polygons: also corners further apart
@@ -184,21 +190,25 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> Welde
     if bad_corner.any():
         bad = np.zeros(len(faces), bool)
         bad[face_of[bad_corner]] = True
-        keep = bad[face_of]
-        welded = np.where(keep, len(first) + corners, welded)
-    # renumber: used welded points first, then the stored vertices kept for degenerate faces
+        welded = np.where(bad[face_of], len(first) + corners, welded)
+    # renumber: used points first, then the stored vertices kept for zero-area faces
     source_all = np.r_[first, np.arange(nv)]
     used = np.zeros(len(source_all), bool)
     used[welded] = True
     new_of = np.cumsum(used) - 1
-    c = new_of[welded]
-    source = source_all[used]
-    edges = edge_pairs(c, nxt)
-    labels = fan_labels(len(c), edges)
-    c2, src2 = split_fans(c, labels, len(source))
-    split = np.zeros(len(source), bool)
-    split[src2[len(source):]] = True
-    return Welded(np.asarray(c2, np.uint32), source[src2], len(src2) - len(source), edges, c, split)
+    return new_of[welded].astype(np.uint32), source_all[used]
+
+
+def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:
+    """Give a Scene Mesh new corners over the vertices `source` picks: every per-vertex array
+    (positions, attributes, shape keys, skin) follows."""
+    mesh.corners = np.asarray(corners, np.uint32)
+    mesh.positions = mesh.positions[source]
+    mesh.vertex_attributes = {k: v[source] for k, v in mesh.vertex_attributes.items()}
+    for key in mesh.shape_keys:
+        key.positions = key.positions[source]
+    if mesh.skin is not None:
+        mesh.skin.joints, mesh.skin.weights = mesh.skin.joints[source], mesh.skin.weights[source]
 
 
 def sharp_from_groups(groups: np.ndarray, faces: np.ndarray, n_corners: int,
@@ -222,33 +232,16 @@ def face_of_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
     return np.repeat(np.arange(len(faces)), np.diff(np.r_[np.asarray(faces, np.int64), n_corners]))
 
 
-def suspect_corners(w: Welded, groups: np.ndarray) -> np.ndarray:
-    """(C,) bool: the corners where sharp edges may smooth otherwise than the groups:
-    a point with more than one mask around it, a split point, or a point on an edge that Blender
-    shades as sharp by itself (three faces, or faces wound against each other). At any other
-    point every face carries the same mask and one fan of edges joins them all, so both agree."""
-    cg = np.repeat(np.asarray(groups, np.uint32), 3)
-    point = w.point
-    rep = np.zeros(len(w.split), np.uint32)
-    rep[point] = cg
-    odd = w.split.copy()
-    odd[point[cg != rep[point]]] = True
-    e = w.edges
-    lone = ~e.manifold | e.flipped
-    odd[point[e.a[lone]]] = odd[point[e.a_next[lone]]] = True
-    return odd[point]
-
-
-def triangle_subset(e: Edges, keep: np.ndarray) -> Edges:
-    """The edges between kept triangles, with corners numbered within the kept ones."""
-    new_face = np.cumsum(keep) - 1
-    both = keep[e.a // 3] & keep[e.b // 3]
-    sub = e.select(both)
-
-    def renumber(c):
-        return new_face[c // 3] * 3 + c % 3
-    return Edges(renumber(sub.a), renumber(sub.b), renumber(sub.a_next), renumber(sub.b_next), sub.flipped,
-                 sub.manifold)
+def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """(C,) bool: the corners at a vertex whose faces carry more than one mask: only there can
+    sharp edges smooth otherwise than the groups (elsewhere one mask joins every face)."""
+    cg = np.asarray(groups, np.uint32)[face_of_corner(faces, len(corners))]
+    v = np.asarray(corners, np.int64)
+    rep = np.zeros(int(v.max()) + 1 if len(v) else 0, np.uint32)
+    rep[v] = cg
+    odd = np.zeros(len(rep), bool)
+    odd[v[cg != rep[v]]] = True
+    return odd[v]
 
 
 def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarray, flat: np.ndarray,

@@ -47,30 +47,36 @@ def corner_positions(me) -> np.ndarray:
     return co[_get(me.loops, "vertex_index", len(me.loops), 1, np.int32)]
 
 
-def two_boxes(tmp_path, **groups_kw):
-    """Two smooth boxes in one object that touch at one point (1, 1, 1), every face stored apart."""
+def two_boxes(tmp_path, flat_face: bool):
+    """Two smooth boxes in one object that touch at one point (1, 1, 1), every face stored apart;
+    flat_face: the far bottom face of the first box has no group (so the mesh has corner normals)."""
+    ga, gb = np.ones(12, np.uint32), np.ones(12, np.uint32)
+    if flat_face:
+        ga[:2] = 0
     pts = np.r_[CUBE_POINTS, CUBE_POINTS + 1]
     tris = np.r_[CUBE_TRIS, CUBE_TRIS + 8]
     p, t = unwelded(pts, tris)
     one = tmp_path / "boxes.3ds"
-    one.write_bytes(build([obj("Boxes", trimesh(p, t, groups=np.ones(len(t), np.uint32)))]))
+    one.write_bytes(build([obj("Boxes", trimesh(p, t, groups=np.r_[ga, gb]))]))
     apart = tmp_path / "apart.3ds"
     pa, ta = unwelded(CUBE_POINTS, CUBE_TRIS)
     pb, tb = unwelded(CUBE_POINTS + 1, CUBE_TRIS)
-    apart.write_bytes(build([obj("A", trimesh(pa, ta, groups=np.ones(12, np.uint32))),
-                             obj("B", trimesh(pb, tb, groups=np.ones(12, np.uint32)))]))
+    apart.write_bytes(build([obj("A", trimesh(pa, ta, groups=ga)), obj("B", trimesh(pb, tb, groups=gb))]))
     return one, apart
 
 
-def test_faces_meeting_at_a_point_shade_as_if_apart(clean, tmp_path):
-    one, apart = two_boxes(tmp_path)
+@pytest.mark.parametrize("flat_face", [False, True], ids=["all smooth", "one flat face"])
+def test_faces_meeting_at_a_point_shade_as_if_apart(clean, tmp_path, flat_face):
+    one, apart = two_boxes(tmp_path, flat_face)
     (ob,) = _import(one)
     me = ob.data
     assert len(me.vertices) == 16 and len(me.edges) == 36          # welded per box, split at the touching point
     assert not me.has_custom_normals
     got = rendered_normals(me)
     face = np.repeat(_get(me.polygon_normals, "vector", len(me.polygons), 3), 3, axis=0)
-    assert (np.einsum("ij,ij->i", got, face) < 0.99).all()      # smooth boxes: not the face normals
+    smooth = np.repeat(np.r_[np.ones(12), np.ones(12)], 3).astype(bool)
+    smooth[:6] = not flat_face
+    assert (np.einsum("ij,ij->i", got, face)[smooth] < 0.99).all()      # smooth boxes: not the face normals
     bpy.ops.wm.read_homefile(use_empty=True)
     a, b = sorted(_import(apart), key=lambda o: o.name)
     want = np.r_[rendered_normals(a.data), rendered_normals(b.data)]
@@ -199,10 +205,10 @@ def test_editing_the_sharp_edges_rebuilds_the_groups(clean, tmp_path):
     assert (g == 0).all() or len(set(g.tolist())) > 1
 
 
-def _render(path, tmp_path, engine="CYCLES") -> np.ndarray:
+def _render(path, tmp_path, engine="CYCLES", **kw) -> np.ndarray:
     """A tiny render of the file's meshes, seen from above the touching point, lit from the camera."""
     bpy.ops.wm.read_homefile(use_empty=True)
-    _import(path)
+    _import(path, **kw)
     sc = bpy.context.scene
     cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
     sc.collection.objects.link(cam)
@@ -229,8 +235,9 @@ def _render(path, tmp_path, engine="CYCLES") -> np.ndarray:
     return px.reshape(32, 32, 4)[..., :3]
 
 
-def test_cycles_shows_no_smear_where_faces_meet_at_a_point(clean, tmp_path):
-    one, apart = two_boxes(tmp_path)
+@pytest.mark.parametrize("flat_face", [False, True], ids=["all smooth", "one flat face"])
+def test_cycles_shows_no_smear_where_faces_meet_at_a_point(clean, tmp_path, flat_face):
+    one, apart = two_boxes(tmp_path, flat_face)
     welded, separate = _render(one, tmp_path), _render(apart, tmp_path)
     assert separate.max() > 0.2                        # the boxes are in view and lit
     assert np.abs(welded - separate).max() < 0.05

@@ -106,29 +106,26 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
 
 
 def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict) -> None:
-    """One vertex per point (UVs stay per corner), with the groups as sharp edges and flat faces,
-    or, exact, as custom normals. stats gains 'corners', 'differ' (corners whose sharp-edge normal
-    is not the groups' one) and 'split' (points split because faces met there without an edge)."""
-    w = welding.weld(mesh.positions, mesh.corners, mesh.faces)
-    mesh.positions = mesh.positions[w.source]
-    mesh.corners = w.corners
-    for k, v in mesh.vertex_attributes.items():
-        mesh.vertex_attributes[k] = v[w.source]
+    """One vertex per point (UVs stay per corner), with the groups kept for Blender's own
+    smoothing (Mesh.smoothing), or, exact, as custom normals. stats gains 'corners' and 'differ':
+    the corners whose sharp-edge normal is not the groups' one."""
+    corners, source = welding.weld(mesh.positions, mesh.corners, mesh.faces)
+    welding.split_vertices(mesh, corners, source)
     tris = mesh.corners.reshape(-1, 3).astype(np.int64)
-    stats["split"] = stats.get("split", 0) + w.split_points
+    mesh.smoothing = groups
     if exact:
         mesh.normals = smooth_normals(mesh.positions, tris, groups)
         return
-    sharp, flat = welding.sharp_from_groups(groups, mesh.faces, len(mesh.corners), w.edges)
-    mesh.sharp_edges, mesh.sharp_faces = sharp, flat
     stats["corners"] = stats.get("corners", 0) + len(mesh.corners)
-    # only where the two can differ: both normals of the triangles there (all faces at such a point)
-    odd = welding.suspect_corners(w, groups)
+    # only at vertices with more than one mask can the two differ; every face there is compared
+    odd = welding.mixed_corners(mesh.corners, mesh.faces, groups)
     sel = odd.reshape(-1, 3).any(1)
     if sel.any():
         sub = tris[sel]
-        native = welding.sharp_edge_normals(mesh.positions, sub, sharp.reshape(-1, 3)[sel].ravel(), flat[sel],
-                                            welding.triangle_subset(w.edges, sel))
+        faces = np.arange(0, sub.size, 3)
+        edges = welding.edge_pairs(sub.ravel(), welding.next_corner(faces, sub.size))
+        sharp, flat = welding.sharp_from_groups(groups[sel], faces, sub.size, edges)
+        native = welding.sharp_edge_normals(mesh.positions, sub, sharp, flat, edges)
         exact_n = smooth_normals(mesh.positions, sub, groups[sel])
         at = odd.reshape(-1, 3)[sel].ravel()
         stats["differ"] = stats.get("differ", 0) + welding.differing_corners(native[at], exact_n[at])

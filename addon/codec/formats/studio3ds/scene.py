@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ... import axes, welding
+from ... import axes
 from ...errors import Warnings
 from ...scene import Animation, Channel, Mesh, Node, Scene
 from . import ids
@@ -266,12 +266,11 @@ def _filter(sc: Scene, kinds: set[str]) -> None:
     sc.nodes[:] = out
 
 
-def _report_welding(stats: dict, sc: Scene, warnings: Warnings) -> None:
-    sc.metadata["weld_split_points"] = stats.get("split", 0)     # faces meeting at a point: not worth a warning
+def _report_welding(stats: dict, warnings: Warnings) -> None:
     if stats.get("differ"):
         warnings.warn(f"smoothing groups: {stats['differ']} of {stats['corners']} corners get other normals from "
-                      "sharp edges than from their groups (groups that do not chain around a point, or faces "
-                      "meeting only at a point); import with Normals: Exact to keep the groups' normals")
+                      "sharp edges than from their groups (groups that do not chain around a point); import with "
+                      "Normals: Exact to keep the groups' normals")
 
 
 def _apply_transforms(sc: Scene) -> None:
@@ -285,16 +284,13 @@ def _apply_transforms(sc: Scene) -> None:
                      faces=src.faces, uv_layers=src.uv_layers, face_material=src.face_material,
                      materials=src.materials, face_attributes=src.face_attributes,
                      vertex_attributes=src.vertex_attributes, extras=dict(src.extras),
-                     sharp_edges=src.sharp_edges, sharp_faces=src.sharp_faces)
+                     smoothing=src.smoothing)
             m.normals = axes.apply_normals(world, src.normals) if src.normals is not None else None
             if axes.mirrors(world):
                 order = axes.reverse_winding(m.corners, m.faces)
                 m.corners = m.corners[order]
                 m.normals = m.normals[order] if m.normals is not None else None
                 m.uv_layers = {k: v[order] for k, v in m.uv_layers.items()}
-                if m.sharp_edges is not None:
-                    # reversed, corner k's edge runs to the corner that was before it
-                    m.sharp_edges = m.sharp_edges[order[welding.next_corner(m.faces, len(order))]]
             n.data, world = len(meshes), np.eye(4)
             meshes.append(m)
         n.matrix, n.parent, n.matrix_parent_inverse = world, -1, np.eye(4)
@@ -372,7 +368,7 @@ def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene
             anim.channels += b.roll_channels
         if anim.channels:
             sc.animations.append(anim)
-    _report_welding(b.weld_stats, sc, warnings)
+    _report_welding(b.weld_stats, warnings)
     if options.apply_transform:
         _apply_transforms(sc)
     master = float(b.ed.value(ids.MASTER_SCALE, 1.0) or 1.0)
