@@ -61,7 +61,8 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     for index in m.materials:
         me.materials.append(materials[index] if index >= 0 else None)
     if m.face_material is not None and len(m.materials) > 1:
-        me.polygons.foreach_set("material_index", np.ascontiguousarray(m.face_material, np.int32))
+        # the attribute API takes it in one copy; polygons.foreach_set goes face by face
+        add_attribute(me, "material_index", "FACE", np.ascontiguousarray(m.face_material, np.int32))
     for name, arr in m.face_attributes.items():
         add_attribute(me, name, "FACE", arr)
     for name, arr in m.vertex_attributes.items():

@@ -142,10 +142,31 @@ def fan_labels(n_corners: int, e: Edges, join: np.ndarray | None = None) -> np.n
     """(C,) fan root per corner: corners at one vertex joined across the (joined) edges."""
     sel = slice(None) if join is None else join
     a, b, an, bn, fl = e.a[sel], e.b[sel], e.a_next[sel], e.b_next[sel], e.flipped[sel]
+    if e.manifold[sel].all():
+        # each corner meets at most one corner across its own edge and one across the edge
+        # before it: two gathers per round instead of a scatter
+        own = np.arange(n_corners)
+        before = np.arange(n_corners)
+        own[a] = np.where(fl, b, bn)
+        own[b] = np.where(fl, a, an)
+        before[an] = np.where(fl, bn, b)
+        before[bn] = np.where(fl, an, a)
+        return _min_labels(own, before)
     # opposite windings: a meets b_next and a_next meets b; same windings: a meets b
     x = np.concatenate([a, an])
     y = np.concatenate([np.where(fl, b, bn), np.where(fl, bn, b)])
     return components(n_corners, x, y)
+
+
+def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
+    label = np.minimum(np.arange(len(p)), np.minimum(p, q))
+    while True:
+        nxt = np.minimum(label, np.minimum(label[p], label[q]))
+        nxt = nxt[nxt]                                  # jump: a root's label is its own minimum
+        if np.array_equal(nxt, label):
+            return label
+        label = nxt
 
 
 def split_fans(corners: np.ndarray, labels: np.ndarray, n_vertices: int) -> tuple[np.ndarray, np.ndarray]:
