@@ -42,20 +42,29 @@ def unit(v: np.ndarray) -> np.ndarray:
 
 
 def weld_ids(positions: np.ndarray) -> np.ndarray:
-    """(V,) id per vertex, 0..P-1, equal for vertices at exactly the same point.
+    """(V,) id per vertex, 0..P-1, equal for vertices at exactly the same point."""
+    return weld_points(positions)[0]
 
-    A 64-bit hash of the coordinate bits sorts much faster than the 12-byte
-    records; the result is checked, and on a collision the exact sort is used.
-    """
+
+def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(id per vertex 0..P-1, the lowest vertex at each point): vertices at exactly the same point
+    share an id. A 64-bit hash of the coordinate bits sorts much faster than the 12-byte records;
+    the result is checked, and on a collision the exact sort is used."""
     p = np.ascontiguousarray(positions, np.float32).reshape(-1, 3) + np.float32(0.0)   # -0.0 -> 0.0
     bits = p.view(np.uint32).astype(np.uint64)
     h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ bits[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F) ^ bits[:, 2]
-    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
-    inv = inv.ravel()
-    if (bits == bits[first[inv]]).all():
-        return inv
-    _, inv = np.unique(p.view(np.dtype((np.void, 12))).ravel(), return_inverse=True)
-    return inv.ravel()
+    order = np.argsort(h)
+    hs = h[order]
+    start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]]) if len(hs) else np.zeros(0, np.int64)
+    group = np.zeros(len(h), np.int64)
+    group[start[1:]] = 1
+    ids = np.empty(len(h), np.int64)
+    ids[order] = np.cumsum(group)
+    first = np.minimum.reduceat(order, start) if len(start) else start
+    if (bits == bits[first[ids]]).all():
+        return ids, first
+    _, first, ids = np.unique(p.view(np.dtype((np.void, 12))).ravel(), return_index=True, return_inverse=True)
+    return ids.ravel(), first
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -193,8 +202,7 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
     nv = len(positions)
     if nv == 0 or len(corners) == 0:
         return corners.astype(np.uint32), np.arange(nv)
-    ids = weld_ids(positions)
-    _, first = np.unique(ids, return_index=True)    # ids are 0..P-1: first[p] is a stored vertex at point p
+    ids, first = weld_points(positions)
     # number the points in the stored order: a file without repeated points keeps its vertices as they are
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)

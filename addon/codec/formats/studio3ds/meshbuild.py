@@ -42,7 +42,9 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     nf = len(faces)
     tris = faces[:, :3].astype(np.int64)
     keep = (tris < nv).all(axis=1)
-    if not keep.all():
+    if keep.all():
+        keep = slice(None)                       # the usual case: no copies through a mask
+    else:
         warnings.warn(f"{int((~keep).sum())} faces index vertices past the {nv} stored; dropped",
                       fc.offset, path + "/FACES")
     groups = np.zeros(nf, np.uint32)
