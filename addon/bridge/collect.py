@@ -13,6 +13,7 @@ from . import props
 from .material_build import collect_material
 from .mesh_build import corner_edges
 from .weights import weight_triples
+from .world import collect_world
 
 
 @dataclass(frozen=True)
@@ -357,6 +358,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.target_up = bool(getattr(track, "use_target_z", False))
         c.scene.nodes.append(node)
     sc = context.scene
+    c.scene.world = collect_world(sc.world, c.image_index)
     c.scene.frame_start, c.scene.frame_end = sc.frame_start, sc.frame_end
     c.scene.fps = sc.render.fps / sc.render.fps_base
     if o.use_keyframes:

@@ -244,6 +244,40 @@ class Animation:
 
 
 # ---------------------------------------------------------------------------
+# World
+# ---------------------------------------------------------------------------
+@dataclass
+class Fog:
+    """Fog that thickens with the distance from the camera: density (0..1) at the near and far
+    distance; `layer`: between two heights only (z_min..z_max), with `falloff` "TOP", "BOTTOM" or ""."""
+    color: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    near: float = 0.0
+    near_density: float = 0.0
+    far: float = 1000.0
+    far_density: float = 1.0
+    background: bool = False         # also fogs the background
+    use: bool = True                 # switched on in the file
+    layer: tuple[float, float] | None = None
+    falloff: str = ""
+
+
+@dataclass
+class World:
+    """The environment: ambient light and what the camera sees behind everything.
+    background: "NONE", "SOLID", "GRADIENT" or "IMAGE" (the one in use; the others are kept too)."""
+    ambient: tuple[float, float, float] | None = None
+    background: str = "NONE"
+    color: tuple[float, float, float] | None = None                 # solid background
+    gradient: list[tuple[float, float, float]] = field(default_factory=list)   # top, middle, bottom
+    gradient_middle: float = 0.5     # height of the middle colour, 0 = bottom .. 1 = top of the view
+    image: int = -1                  # index into Scene.images: the background picture, fit to the view
+    fog: Fog | None = None           # distance fog
+    layer_fog: Fog | None = None     # fog between two heights
+    distance_cue: Fog | None = None  # objects dim to black with the distance (color black)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
 @dataclass
 class Scene:
     nodes: list[Node] = field(default_factory=list)
@@ -258,8 +292,7 @@ class Scene:
     frame_start: int | None = None                          # scene frame range, None = leave as is
     frame_end: int | None = None
     fps: float = 0.0
-    world_ambient: tuple[float, float, float] | None = None
-    world_background: tuple[float, float, float] | None = None
+    world: World | None = None                              # the environment, when the format has one
     metadata: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 

@@ -86,6 +86,8 @@ class ImportOperator(ImportHelper):
             use_keyframes=self.use_keyframes,
             object_types=frozenset(self.object_types),
             apply_transform=self.apply_transform,
+            world=getattr(self, "world", "NEW"),
+            world_name=Path(path).stem,
         )
 
     def build(self, context, scene, options: bridge.BuildOptions) -> bridge.BuildResult:

@@ -36,6 +36,10 @@ class IMPORT_SCENE_OT_studio3ds(bpy.types.Operator, ImportOperator):
                                 description="Parent and place objects as the keyframer says (pivots, "
                                             "instances, dummies); off: the stored mesh placement only")
     normals: EnumProperty(name="Normals", default="SHARP_EDGES", items=NORMALS)
+    world: EnumProperty(name="World", default="NEW", items=(
+        ("NEW", "New World", "Ambient light, background and fog in a world of the file's own, set on the scene"),
+        ("REPLACE", "Replace Scene World", "Rebuild the scene's current world from the file's environment"),
+        ("NONE", "Keep Scene World", "Leave the scene's world as it is")))
 
 
 @orientation_helper(axis_forward="Y", axis_up="Z")

@@ -14,7 +14,7 @@ from addon.codec.formats.studio3ds.keyframer import sample
 from addon.codec.formats.studio3ds.read import parse
 from addon.codec.formats.studio3ds.write import encode_bytes
 from addon.codec.formats.studio3ds.model import Chunk
-from addon.codec.scene import Animation, Camera, Channel, Image, Light, Material, Mesh, Node, Scene, TextureSlot
+from addon.codec.scene import Animation, Camera, Channel, Image, Light, Material, Mesh, Node, Scene, TextureSlot, World
 
 from .fixtures_3ds import ASSETS, CUBE_POINTS, CUBE_TRIS, GOOD
 
@@ -323,7 +323,7 @@ def full_scene() -> Scene:
     stgt = sc.add_node(Node("Spot.Target", "EMPTY", matrix=_at(1, 1, 0)))
     sc.add_node(Node("Spot", "LIGHT", 0, matrix=_at(5, 5, 5), target=stgt))
     sc.add_node(Node("Omni", "LIGHT", 1, matrix=_at(-5, 0, 3)))
-    sc.world_ambient, sc.world_background = (0.1, 0.1, 0.1), (0.0, 0.0, 0.5)
+    sc.world = World(ambient=(0.1, 0.1, 0.1), background="SOLID", color=(0.0, 0.0, 0.5))
     sc.frame_start, sc.frame_end = 0, 20
     frames = np.array([0.0, 10.0, 20.0])
     sc.animations.append(Animation("Anim", 0, 20, channels=[
@@ -366,7 +366,8 @@ def test_full_scene_round_trip():
     for kind in ("CAMERA", "LIGHT"):
         for n in (n for n in back.nodes if n.kind == kind and n.name != "Omni"):
             assert back.nodes[n.target].name == n.name + ".Target"
-    assert back.world_ambient == pytest.approx((0.1, 0.1, 0.1)) and back.world_background == (0.0, 0.0, 0.5)
+    assert back.world.ambient == pytest.approx((0.1, 0.1, 0.1)) and back.world.color == (0.0, 0.0, 0.5)
+    assert back.world.background == "SOLID"
     assert (back.frame_start, back.frame_end) == (0, 20)
     for t in (0.0, 5.0, 10.0, 15.0, 20.0):
         assert mesh_bounds(back, t) == pytest.approx(mesh_bounds(sc, t), abs=1e-4), t

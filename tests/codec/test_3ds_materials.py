@@ -171,7 +171,7 @@ def test_world_ambient_and_background():
     extra = [holder(ids.AMBIENT_LIGHT, Chunk(ids.COLOR_F, (0.1, 0.1, 0.2))),
              holder(ids.SOLID_BGND, Chunk(ids.COLOR_F, (0.0, 0.5, 1.0))), Chunk(ids.USE_SOLID_BGND)]
     sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS))], editor_extra=extra))
-    assert sc.world_ambient == pytest.approx((0.1, 0.1, 0.2)) and sc.world_background == (0.0, 0.5, 1.0)
+    assert sc.world.ambient == pytest.approx((0.1, 0.1, 0.2)) and sc.world.color == (0.0, 0.5, 1.0)
 
 
 def test_object_type_filter_keeps_world_placement_of_children():

@@ -27,6 +27,7 @@ from .export_mesh import mesh_chunks
 from .model import Chunk, Model
 from .options import ExportOptions
 from .scene import X_FLIP
+from .world import world_chunks
 
 
 def unique_names(names: list[str], limit: int, warnings: Warnings, what: str,
@@ -148,11 +149,8 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
     tex = texture_names(scene, options.texture_names_83, warnings)
     for m, name in zip(scene.materials, mat_names):
         ed.children.append(material_chunk(m, name, scene, tex))
-    if scene.world_ambient is not None:
-        ed.children.append(_color_f(ids.AMBIENT_LIGHT, scene.world_ambient))
-    if scene.world_background is not None:
-        ed.children.append(_color_f(ids.SOLID_BGND, scene.world_background))
-        ed.add(ids.USE_SOLID_BGND)
+    if scene.world is not None:
+        ed.children += world_chunks(scene.world, scene, tex)
 
     worlds = [scene.world_matrix(i) for i in range(len(scene.nodes))]
     order = _parents_first(scene)

@@ -28,6 +28,7 @@ from .meshbuild import NORMAL_MODES, build_mesh
 from .model import Chunk, Model
 from .options import ImportOptions
 from .tracks_in import node_channels
+from .world import read_world
 
 BASIS = np.eye(3)            # 3DS axes are Blender's
 HIDDEN = 0x800               # 0xB010 flags1 bit
@@ -85,8 +86,13 @@ class _Builder:
                 continue
             self.mat_slots[mat.name] = len(self.sc.materials)
             self.sc.materials.append(mat)
-        self.sc.world_ambient = color_of(self.ed.find(ids.AMBIENT_LIGHT))
-        self.sc.world_background = color_of(self.ed.find(ids.SOLID_BGND))
+        self.sc.world = read_world(self.ed, self.sc)
+        if self.sc.world is not None and self.sc.world.image >= 0:
+            img = self.sc.images[self.sc.world.image]
+            img.filepath = finder.find(img.name)
+            if not img.filepath:
+                warnings.warn(f"background image {img.name!r} not found", self.ed.find(ids.BIT_MAP).offset,
+                              "MAIN/EDITOR/BIT_MAP")
         for o in self.ed.find_all(ids.OBJECT):
             if o.data in self.objects:
                 warnings.warn(f"object name {o.data!r} used twice; the second is imported as a copy", o.offset,
