@@ -151,7 +151,9 @@ def collect_world(world, image_index) -> World | None:
     image_index: bpy image -> Scene.images index."""
     if world is None:
         return None
-    nodes = world.node_tree.nodes if world.node_tree is not None else {}
+    # before 5.0 a world renders its nodes only with use_nodes on, else its plain colour
+    in_use = world.node_tree is not None and (bpy.app.version >= (5, 0, 0) or world.use_nodes)
+    nodes = world.node_tree.nodes if in_use else {}
     picture = next((n.image for n in nodes if n.type == "TEX_IMAGE" and n.image is not None), None) if nodes else None
     if KEPT in world:
         d = json.loads(world[KEPT])

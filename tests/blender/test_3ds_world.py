@@ -115,7 +115,10 @@ def test_export_writes_the_environment_back(clean, tmp_path, use):
 
 def test_export_writes_a_users_world_as_its_background(clean, tmp_path):
     world = bpy.data.worlds.new("Mine")
-    world.color = (0.2, 0.3, 0.4)
+    world.color = (0.2, 0.3, 0.4)               # what renders without nodes (before 5.0)
+    if world.node_tree is not None:             # 5.0: a new world renders its Background node
+        bg = next(n for n in world.node_tree.nodes if n.type == "BACKGROUND")
+        bg.inputs["Color"].default_value = (0.2, 0.3, 0.4, 1.0)
     bpy.context.scene.world = world
     bpy.ops.mesh.primitive_cube_add()
     out = tmp_path / "mine.3ds"
