@@ -316,9 +316,38 @@ def local_matrix(ob, parent, G) -> np.ndarray:
     return _m(frame.inverted_safe() @ ob.matrix_world)
 
 
+def lens_36(cam, render) -> float:
+    """The lens that gives, on the Scene's 36 mm wide sensor, the horizontal field of view this
+    camera renders with its own sensor size and fit at the scene's aspect ratio."""
+    aspect = (render.resolution_x * render.pixel_aspect_x) / max(render.resolution_y * render.pixel_aspect_y, 1e-9)
+    fit = cam.sensor_fit
+    if fit == "AUTO":
+        fit, sensor = ("HORIZONTAL" if aspect >= 1 else "VERTICAL"), cam.sensor_width
+    else:
+        sensor = cam.sensor_width if fit == "HORIZONTAL" else cam.sensor_height
+    half = sensor / 2 / max(cam.lens, 1e-6)                    # tan of half the fitted angle
+    if fit == "VERTICAL":
+        half *= aspect                                         # the width follows from the height
+    return 18.0 / half
+
+
+def collect_light(li) -> Light:
+    """Attenuation as Blender's custom distance (the light's cut-off) has it; else as imported."""
+    extras = props.load(li)
+    use = bool(extras.pop("use_attenuation", False))
+    start = float(extras.pop("attenuation_start", 0.0))
+    end = float(extras.pop("attenuation_end", 0.0))
+    if hasattr(li, "use_custom_distance"):
+        use = bool(li.use_custom_distance)
+        end = float(li.cutoff_distance) if use else end
+    return Light(li.name, li.type, tuple(li.color), li.energy, getattr(li, "spot_size", 0.785),
+                 getattr(li, "spot_blend", 0.15), li.use_shadow, use, start, end, extras=extras)
+
+
 def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     c = _Collector(context, o)
     objs = objects_in_scope(context, o)
+    sc = context.scene
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
     G = _m(o.global_matrix)
     for ob in objs:
@@ -338,16 +367,11 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.data = c.mesh(ob)
         elif ob.type == "CAMERA":
             cam = ob.data
-            c.scene.cameras.append(Camera(cam.name, cam.lens, cam.clip_start, cam.clip_end, props.load(cam)))
+            c.scene.cameras.append(Camera(cam.name, lens_36(cam, sc.render), cam.clip_start, cam.clip_end,
+                                          props.load(cam)))
             node.data = len(c.scene.cameras) - 1
         elif ob.type == "LIGHT":
-            li = ob.data
-            extras = props.load(li)
-            c.scene.lights.append(Light(li.name, li.type, tuple(li.color), li.energy,
-                                        getattr(li, "spot_size", 0.785), getattr(li, "spot_blend", 0.15),
-                                        li.use_shadow, bool(extras.pop("use_attenuation", False)),
-                                        float(extras.pop("attenuation_start", 0.0)),
-                                        float(extras.pop("attenuation_end", 0.0)), extras=extras))
+            c.scene.lights.append(collect_light(ob.data))
             node.data = len(c.scene.lights) - 1
         elif ob.type == "ARMATURE":
             node.data = c.armature(ob)
