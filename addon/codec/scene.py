@@ -51,6 +51,11 @@ class TextureSlot:
     scale: tuple[float, float] = (1.0, 1.0)
     offset: tuple[float, float] = (0.0, 0.0)
     rotation: float = 0.0          # radians, counter-clockwise
+    # how the picture sits on the UVs: offset moves it, rotation turns it and scale repeats it,
+    # about `pivot`; None: the older reading, straight into Blender's Mapping node
+    pivot: tuple[float, float] | None = None
+    extension: str = "REPEAT"      # REPEAT, CLIP (no tiling: nothing outside), MIRROR, EXTEND
+    alpha_source: bool = False     # the picture's alpha channel is what counts (opacity from alpha)
     strength: float = 1.0          # 0..1 blend amount
     extras: dict[str, Any] = field(default_factory=dict)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 from ...errors import Warnings
@@ -52,8 +53,12 @@ def percent_of(c: Chunk | None) -> float | None:
     return None
 
 
+MAX_LISTED = 50_000      # files listed per folder tree: a model saved in a huge tree still opens
+
+
 class TextureFinder:
-    """Case-insensitive lookup next to the file, then recursively in a user folder.
+    """Case-insensitive lookup beside the file, then below it (sub-folders in name order), then
+    below each user folder (several joined with ";" or the system's path separator).
 
     Also matches 8.3 names (``MP5SIL~1.BMP`` or a cut stem) against longer names on disk.
     """
@@ -62,8 +67,10 @@ class TextureFinder:
         self.index: list[dict[str, str]] = []
         if source:
             self.index.append(self._list(Path(source).parent, recursive=False))
-        if extra_folder:
-            self.index.append(self._list(Path(extra_folder), recursive=True))
+            self.index.append(self._list(Path(source).parent, recursive=True))
+        for folder in re.split(r"[;" + re.escape(os.pathsep) + "]", extra_folder or ""):
+            if folder.strip():
+                self.index.append(self._list(Path(folder.strip()), recursive=True))
 
     @staticmethod
     def _list(folder: Path, recursive: bool) -> dict[str, str]:
@@ -71,9 +78,12 @@ class TextureFinder:
         if not folder.is_dir():
             return out
         if recursive:
-            for root, _dirs, files in os.walk(folder):
+            for root, dirs, files in os.walk(folder):
+                dirs.sort()
                 for f in sorted(files):
                     out.setdefault(f.lower(), os.path.join(root, f))
+                if len(out) > MAX_LISTED:
+                    break
         else:
             for f in sorted(os.listdir(folder)):
                 if (folder / f).is_file():
@@ -96,17 +106,38 @@ class TextureFinder:
         return ""
 
 
+# Map placement, as 3D Studio draws it (and as assimp reads it; lib3ds keeps the raw numbers and
+# leaves them to the caller): tiling and angle turn about the picture's centre, the angle turns
+# the picture counter-clockwise, a U offset moves it toward +U and a V offset toward -V.
+PIVOT = (0.5, 0.5)
+DECAL, MIRROR, NO_TILE, ALPHA_SOURCE = 0x1, 0x2, 0x10, 0x40      # map flag bits (lib3ds names)
+
+
+def map_placement(u_offset: float, v_offset: float, angle_deg: float) -> tuple[tuple[float, float], float]:
+    """(picture offset in UV, rotation in radians counter-clockwise) from the map's chunks."""
+    return (u_offset, -v_offset), math.radians(angle_deg)
+
+
+def map_flags(flags: int) -> tuple[str, bool]:
+    """(extension, alpha source): no tiling and decal clip the picture, mirror tiles it mirrored."""
+    ext = "MIRROR" if flags & MIRROR else "CLIP" if flags & (NO_TILE | DECAL) else "REPEAT"
+    return ext, bool(flags & ALPHA_SOURCE)
+
+
 def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
     slot = TextureSlot(kind=kind, image=image)
     strength = percent_of(m)
     if strength is not None:
         slot.strength = strength
     slot.scale = (float(m.value(ids.MAT_MAP_USCALE, 1.0)), float(m.value(ids.MAT_MAP_VSCALE, 1.0)))
-    slot.offset = (float(m.value(ids.MAT_MAP_UOFFSET, 0.0)), float(m.value(ids.MAT_MAP_VOFFSET, 0.0)))
-    slot.rotation = math.radians(float(m.value(ids.MAT_MAP_ANG, 0.0)))   # stored in degrees
+    slot.offset, slot.rotation = map_placement(float(m.value(ids.MAT_MAP_UOFFSET, 0.0)),
+                                               float(m.value(ids.MAT_MAP_VOFFSET, 0.0)),
+                                               float(m.value(ids.MAT_MAP_ANG, 0.0)))
+    slot.pivot = PIVOT
     flags = m.value(ids.MAT_MAP_TILING)
     if flags is not None:
         slot.extras["3ds_map_flags"] = int(flags)
+        slot.extension, slot.alpha_source = map_flags(int(flags))
     blur = m.value(ids.MAT_MAP_TEXBLUR)
     if blur is not None:
         slot.extras["3ds_blur"] = float(blur)
