@@ -4,6 +4,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import orientation_helper
 
 from ..codec.formats.studio3ds.options import ExportOptions, ImportOptions
+from ..bridge import texture_paths
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 
 
@@ -58,6 +59,17 @@ class EXPORT_SCENE_OT_studio3ds(bpy.types.Operator, ExportOperator):
     use_hierarchy: BoolProperty(name="Hierarchy", default=True, description="Write parents through the keyframer")
     master_scale: FloatProperty(name="Master Scale", default=1.0, min=1e-6,
                                 description="Value written as the file's master scale (0x0100)")
+    path_mode: EnumProperty(name="Path Mode", items=texture_paths.MODES, default="STRIP",
+                            description="How texture files are named in the file")
+
+    def collect(self, context):
+        scene = super().collect(context)
+        texture_paths.refer_images(scene, self.filepath, self.path_mode, self.texture_names_83)
+        return scene
+
+    def draw(self, context):
+        super().draw(context)
+        self.layout.prop(self, "path_mode")
 
 
 CLASSES = (

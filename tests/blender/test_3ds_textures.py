@@ -88,3 +88,31 @@ def test_flags_and_placement_are_written_back_and_follow_edits(clean, tmp_path):
     _tex()[1].extension = "MIRROR"
     bpy.ops.export_scene.studio3ds(filepath=str(out))
     assert map_chunk(out).value(ids.MAT_MAP_TILING) == 0x2
+
+
+def _exported_map_names(path):
+    ed = read(path, None, Warnings()).editor()
+    return sorted({m.value(ids.MAT_MAPNAME) for mat in ed.find_all(ids.MAT_ENTRY) for m in mat.children
+                   if m.cid in ids.MAPS})
+
+
+def test_path_modes_name_and_copy_the_pictures(clean, tmp_path):
+    src = tmp_path / "src"
+    (src / "maps").mkdir(parents=True)
+    shutil.copy(ASSETS / "mp5_sil.3ds", src / "mp5_sil.3ds")
+    shutil.copy(ASSETS / "mp5sil.bmp", src / "maps" / "mp5 silencer.bmp")    # found below, by its 8.3 stem
+    bpy.ops.import_scene.studio3ds(filepath=str(src / "mp5_sil.3ds"))
+    out = tmp_path / "out"
+    out.mkdir()
+    f = out / "back.3ds"
+    bpy.ops.export_scene.studio3ds(filepath=str(f))                               # default: the file name
+    assert _exported_map_names(f) == ["mp5 silencer.bmp"]
+    bpy.ops.export_scene.studio3ds(filepath=str(f), path_mode="RELATIVE")
+    assert _exported_map_names(f) == ["../src/maps/mp5 silencer.bmp".replace("/", __import__("os").sep)]
+    bpy.ops.export_scene.studio3ds(filepath=str(f), path_mode="ABSOLUTE")
+    assert _exported_map_names(f) == [str(src / "maps" / "mp5 silencer.bmp")]
+    bpy.ops.export_scene.studio3ds(filepath=str(src / "back.3ds"), path_mode="AUTO")     # below: relative
+    assert _exported_map_names(src / "back.3ds") == [__import__("os").path.join("maps", "mp5 silencer.bmp")]
+    bpy.ops.export_scene.studio3ds(filepath=str(f), path_mode="COPY", texture_names_83=True)
+    assert _exported_map_names(f) == ["MP5SILEN.BMP"]
+    assert (out / "MP5SILEN.BMP").read_bytes() == (ASSETS / "mp5sil.bmp").read_bytes()

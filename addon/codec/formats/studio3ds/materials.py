@@ -101,7 +101,8 @@ class TextureFinder:
             for table in self.index:
                 for key, path in table.items():
                     k_stem, k_ext = os.path.splitext(key)
-                    if k_ext == ext and len(k_stem) > len(stem) and k_stem.startswith(short):
+                    k_short = re.sub(r"[^a-z0-9_]", "", k_stem)        # 8.3 names drop spaces and the like
+                    if k_ext == ext and len(k_stem) > len(stem) and k_short.startswith(short):
                         return path
         return ""
 
