@@ -183,3 +183,19 @@ def test_a_dropped_file_opens_the_options_popup(clean, lgf, idname):
 def test_every_file_handler_import_is_in_the_drop_test(lgf):
     handlers = [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.FileHandler)]
     assert {h.bl_import_operator for h in handlers} <= set(DROPPED)
+
+
+def test_cli_command_takes_lgf_arguments_folders_and_jobs(lgf, tmp_path, capsys):
+    from importlib import import_module
+    from tests.codec.cli_tree import make_tree
+    cli = import_module(f"{lgf.__name__}.operators._cli")
+    with pytest.raises(SystemExit):
+        cli._run(["--help"])
+    assert capsys.readouterr().out.startswith("usage: blender -c legacy_game_formats ")
+    src = make_tree(tmp_path / "src")
+    # -j 2: worker processes import the installed extension as a plain package
+    assert cli._run(["convert", str(src), "--to", "u3d", "-d", str(tmp_path / "out"), "-j", "2",
+                     "--report", str(tmp_path / "r.json")]) == 1                 # one bad file in the tree
+    got = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.u3d"))
+    assert got == ["props/cube_v2.u3d", "props/grid_static.u3d", "ships/CUBE.u3d", "ships/deep/box.u3d"]
+    assert cli._run(["convert", "a.3ds", "--to", "nope", "-d", "x"]) == 2

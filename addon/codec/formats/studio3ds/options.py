@@ -19,7 +19,7 @@ class ImportOptions:
     # SHARP_EDGES: welded vertices, smoothing groups as sharp edges and flat faces (Blender's own
     # smoothing); EXACT: welded, the groups' normals as custom normals; KEEP: the file's vertices
     # as stored (cut at UV seams) with custom normals
-    normals: str = "SHARP_EDGES"
+    normals: str = "SHARP_EDGES"           # SHARP_EDGES, EXACT or KEEP: welded with sharp edges, welded with custom normals, as stored
 
 
 @dataclass(frozen=True)
