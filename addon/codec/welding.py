@@ -48,11 +48,14 @@ def weld_ids(positions: np.ndarray) -> np.ndarray:
 
 def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(id per vertex 0..P-1, the lowest vertex at each point): vertices at exactly the same point
-    share an id. A 64-bit hash of the coordinate bits sorts much faster than the 12-byte records;
+    share an id (rows of any width: positions with more per-vertex values after them). A 64-bit hash of the coordinate bits sorts much faster than the 12-byte records;
     the result is checked, and on a collision the exact sort is used."""
-    p = np.ascontiguousarray(positions, np.float32).reshape(-1, 3) + np.float32(0.0)   # -0.0 -> 0.0
+    p = np.ascontiguousarray(positions, np.float32)
+    p = p.reshape(len(p), -1) + np.float32(0.0)                                 # -0.0 -> 0.0
     bits = p.view(np.uint32).astype(np.uint64)
-    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ bits[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F) ^ bits[:, 2]
+    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15)
+    for k in range(1, bits.shape[1]):
+        h = (h ^ bits[:, k]) * np.uint64(0xC2B2AE3D27D4EB4F) if k + 1 < bits.shape[1] else h ^ bits[:, k]
     order = np.argsort(h)
     hs = h[order]
     start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]]) if len(hs) else np.zeros(0, np.int64)
@@ -63,7 +66,8 @@ def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     first = np.minimum.reduceat(order, start) if len(start) else start
     if (bits == bits[first[ids]]).all():
         return ids, first
-    _, first, ids = np.unique(p.view(np.dtype((np.void, 12))).ravel(), return_index=True, return_inverse=True)
+    _, first, ids = np.unique(np.ascontiguousarray(p).view(np.dtype((np.void, 4 * p.shape[1]))).ravel(),
+                              return_index=True, return_inverse=True)
     return ids.ravel(), first
 
 
@@ -226,6 +230,33 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
     used[welded] = True
     new_of = np.cumsum(used) - 1
     return new_of[welded].astype(np.uint32), source_all[used]
+
+
+def weld_by_normals(mesh, exact: bool) -> None:
+    """For formats that store a vertex per (point, normal, UV): one vertex per point (equal in
+    every shape key and skin weight too), the file's corner normals kept as custom normals
+    (exact) or as sharp edges where they differ across an edge, which Blender shades itself."""
+    cols = [np.asarray(mesh.positions, np.float32).reshape(len(mesh.positions), -1)]
+    cols += [np.asarray(k.positions, np.float32).reshape(len(mesh.positions), -1) for k in mesh.shape_keys]
+    if mesh.skin is not None:
+        cols += [np.asarray(mesh.skin.joints).astype(np.int32).view(np.float32),
+                 np.asarray(mesh.skin.weights, np.float32)]
+    for v in mesh.vertex_attributes.values():
+        cols.append(np.asarray(v).reshape(len(mesh.positions), -1).astype(np.float32))
+    corners, source = weld(np.hstack(cols), mesh.corners, mesh.faces)
+    split_vertices(mesh, corners, source)
+    if exact or mesh.normals is None or len(mesh.normals) != len(mesh.corners):
+        return
+    n = np.asarray(mesh.normals, np.float32)
+    e = edge_pairs(mesh.corners, next_corner(mesh.faces, len(mesh.corners)))
+    # opposite windings: a meets b_next, a_next meets b
+    other_a = np.where(e.flipped, e.b, e.b_next)
+    other_an = np.where(e.flipped, e.b_next, e.b)
+    same = (np.einsum("ij,ij->i", n[e.a], n[other_a]) >= COS_SAME) & \
+        (np.einsum("ij,ij->i", n[e.a_next], n[other_an]) >= COS_SAME)
+    sharp = np.zeros(len(mesh.corners), bool)
+    sharp[e.a[~same]] = sharp[e.b[~same]] = True
+    mesh.sharp_edges = sharp
 
 
 def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:

@@ -5,18 +5,8 @@ from bpy_extras.io_utils import orientation_helper
 
 from ..codec.formats.studio3ds.options import ExportOptions, ImportOptions
 from ..bridge import texture_paths
+from ._normals import normals_property
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
-
-
-NORMALS = (
-    ("SHARP_EDGES", "Smoothing Groups (Sharp Edges)",
-     "Weld the vertices at one point; smoothing groups become sharp edges and flat faces, which Blender "
-     "shades itself and keeps up to date as you edit (the groups are kept for export)"),
-    ("EXACT", "Exact (Custom Normals)",
-     "Weld the vertices at one point; the normals the smoothing groups give, as custom split normals"),
-    ("KEEP", "Keep File Vertices",
-     "The vertices as the file stores them (cut open at UV seams), with custom split normals"),
-)
 
 
 @orientation_helper(axis_forward="Y", axis_up="Z")
@@ -36,7 +26,7 @@ class IMPORT_SCENE_OT_studio3ds(bpy.types.Operator, ImportOperator):
     use_hierarchy: BoolProperty(name="Hierarchy", default=True,
                                 description="Parent and place objects as the keyframer says (pivots, "
                                             "instances, dummies); off: the stored mesh placement only")
-    normals: EnumProperty(name="Normals", default="SHARP_EDGES", items=NORMALS)
+    normals: normals_property(smoothing_groups=True)
     world: EnumProperty(name="World", default="NEW", items=(
         ("NEW", "New World", "Ambient light, background and fog in a world of the file's own, set on the scene"),
         ("REPLACE", "Replace Scene World", "Rebuild the scene's current world from the file's environment"),
