@@ -6,6 +6,7 @@ import bpy
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ids
 from addon.codec.formats.studio3ds.read import read
+from tests.blender.helpers import tiny_render
 from tests.codec.fixtures_3ds import ASSETS, CUBE_POINTS, CUBE_TRIS, build, material, obj, trimesh
 
 
@@ -218,21 +219,7 @@ def _render(path, tmp_path, engine="CYCLES", **kw) -> np.ndarray:
     sc.collection.objects.link(sun)
     sun.rotation_euler = cam.rotation_euler
     sc.camera = cam
-    sc.render.engine = engine
-    sc.render.resolution_x = sc.render.resolution_y = 32
-    sc.render.resolution_percentage = 100
-    if engine == "CYCLES":
-        sc.cycles.samples = 4
-        sc.cycles.use_denoising = False
-        sc.cycles.device = "CPU"
-    sc.render.image_settings.file_format = "PNG"
-    out = tmp_path / f"{path.stem}.png"
-    sc.render.filepath = str(out)
-    bpy.ops.render.render(write_still=True)
-    img = bpy.data.images.load(str(out))
-    px = np.empty(len(img.pixels), np.float32)
-    img.pixels.foreach_get(px)
-    return px.reshape(32, 32, 4)[..., :3]
+    return tiny_render(tmp_path, engine, 32, 4, path.stem)
 
 
 @pytest.mark.parametrize("flat_face", [False, True], ids=["all smooth", "one flat face"])

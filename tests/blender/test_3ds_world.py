@@ -9,6 +9,7 @@ from addon.codec.formats.studio3ds import ids
 from addon.codec.formats.studio3ds.read import read
 from addon.codec.formats.studio3ds.scene import to_scene
 from addon.codec.formats.studio3ds.options import ImportOptions
+from tests.blender.helpers import tiny_render
 from tests.codec.test_3ds_world import world_file
 
 
@@ -60,22 +61,8 @@ def _render(tmp_path, engine) -> np.ndarray:
     cam.location = (0.0, -10.0, 1.0)
     cam.rotation_euler = (1.5708, 0.0, 0.0)
     sc.camera = cam
-    sc.render.engine = engine
-    sc.render.resolution_x = sc.render.resolution_y = 16
-    sc.render.resolution_percentage = 100
     sc.view_settings.view_transform = "Standard"
-    if engine == "CYCLES":
-        sc.cycles.samples, sc.cycles.use_denoising, sc.cycles.device = 2, False, "CPU"
-    else:
-        sc.eevee.taa_render_samples = 1
-    sc.render.image_settings.file_format = "PNG"
-    out = tmp_path / f"{engine}.png"
-    sc.render.filepath = str(out)
-    bpy.ops.render.render(write_still=True)
-    img = bpy.data.images.load(str(out))
-    px = np.empty(len(img.pixels), np.float32)
-    img.pixels.foreach_get(px)
-    return px.reshape(16, 16, 4)[..., :3]          # bottom row first
+    return tiny_render(tmp_path, engine, 16, 2 if engine == "CYCLES" else 1, engine)   # bottom row first
 
 
 @pytest.mark.parametrize("engine", ["CYCLES", "EEVEE"])
