@@ -78,3 +78,30 @@ def test_attenuation_comes_from_the_custom_distance(clean, tmp_path):
     back.use_custom_distance = False
     bpy.ops.export_scene.studio3ds(filepath=str(out))
     assert not _editor_object(out, "Lamp").find(ids.N_DIRECT_LIGHT).has(ids.DL_ATTENUATE)
+
+
+def test_hotspot_keys_animate_the_spot_blend_and_go_back(clean, tmp_path):
+    from tests.codec.test_3ds_anim import spot_file
+    src = tmp_path / "spot.3ds"
+    src.write_bytes(spot_file())
+    bpy.ops.import_scene.studio3ds(filepath=str(src))
+    light = bpy.data.objects["Spot"].data
+    sc = bpy.context.scene
+    sc.frame_set(0)
+    assert light.spot_blend == pytest.approx(0.5, abs=1e-4)              # hotspot 20 of a 40 degree cone
+    sc.frame_set(30)
+    assert light.spot_blend == pytest.approx(1 - 35 / 45, abs=1e-4)
+    out = tmp_path / "back.3ds"
+    bpy.ops.export_scene.studio3ds(filepath=str(out))
+
+    def hot(path):
+        t = read(path, None, Warnings()).keyframer().find(ids.SPOTLIGHT_NODE_TAG).value(ids.HOT_TRACK)
+        return t.frames.tolist(), t.values[:, 0].tolist()
+    assert hot(out) == hot(src)                                           # untouched: key for key
+    # an artist's change to the blend becomes the hotspot
+    sc.frame_set(0)
+    light.spot_blend = 0.25
+    light.keyframe_insert("spot_blend", frame=0)
+    bpy.ops.export_scene.studio3ds(filepath=str(out))
+    frames, values = hot(out)
+    assert values[frames.index(0.0)] == pytest.approx(40 * 0.75, abs=1e-3)

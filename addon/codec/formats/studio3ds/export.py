@@ -334,7 +334,8 @@ def _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels
     _object_flags(obj, node)
     nid = len(kf_nodes)
     tag = ids.SPOTLIGHT_NODE_TAG if spot else ids.LIGHT_NODE_TAG
-    kf_nodes.append(node_chunk(tag, nid, name, pid, node_tracks("SPOT" if spot else "LIGHT", node, local, ch, None),
+    kf_nodes.append(node_chunk(tag, nid, name, pid, node_tracks("SPOT" if spot else "LIGHT", node, local, ch, None,
+                                                                fall_static=fall if spot else 45.0),
                                hidden=node.hide))
     kf_id[i] = nid
     if spot:
