@@ -25,3 +25,17 @@ def test_the_file_folder_wins_then_each_user_folder_in_turn(tmp_path):
     assert f.find("WOOD.BMP") == str(tmp_path / "model" / "wood.bmp")
     assert f.find("stone.bmp") == str(tmp_path / "lib1" / "a" / "stone.bmp")
     assert f.find("sky.bmp") == str(tmp_path / "lib2" / "sky.bmp")
+
+
+def test_the_tree_below_is_walked_only_for_names_not_beside_the_file(tmp_path, monkeypatch):
+    import os
+    (tmp_path / "deep").mkdir()
+    (tmp_path / "wood.bmp").write_bytes(b"x")
+    (tmp_path / "deep" / "stone.bmp").write_bytes(b"x")
+    walks = []
+    real_walk = os.walk
+    monkeypatch.setattr(os, "walk", lambda *a, **k: walks.append(a[0]) or real_walk(*a, **k))
+    f = TextureFinder(str(tmp_path / "m.3ds"))
+    assert f.find("WOOD.BMP") == str(tmp_path / "wood.bmp") and walks == []
+    assert f.find("stone.bmp") == str(tmp_path / "deep" / "stone.bmp") and len(walks) == 1
+    assert f.find("stone.bmp") and len(walks) == 1                        # listed once

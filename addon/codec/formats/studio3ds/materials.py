@@ -53,7 +53,7 @@ def percent_of(c: Chunk | None) -> float | None:
     return None
 
 
-MAX_LISTED = 50_000      # files listed per folder tree: a model saved in a huge tree still opens
+MAX_LISTED = 20_000      # files listed per folder tree: a model saved in a huge tree still opens
 
 
 class TextureFinder:
@@ -64,13 +64,20 @@ class TextureFinder:
     """
 
     def __init__(self, source: str, extra_folder: str = ""):
-        self.index: list[dict[str, str]] = []
+        # folders are listed only when a name is not found in the ones before: a model whose
+        # textures sit beside it never walks the tree below it
+        self.places: list[tuple[Path, bool]] = []
         if source:
-            self.index.append(self._list(Path(source).parent, recursive=False))
-            self.index.append(self._list(Path(source).parent, recursive=True))
+            self.places += [(Path(source).parent, False), (Path(source).parent, True)]
         for folder in re.split(r"[;" + re.escape(os.pathsep) + "]", extra_folder or ""):
             if folder.strip():
-                self.index.append(self._list(Path(folder.strip()), recursive=True))
+                self.places.append((Path(folder.strip()), True))
+        self._tables: list[dict[str, str]] = []
+
+    def _table(self, k: int) -> dict[str, str]:
+        while len(self._tables) <= k:
+            self._tables.append(self._list(*self.places[len(self._tables)]))
+        return self._tables[k]
 
     @staticmethod
     def _list(folder: Path, recursive: bool) -> dict[str, str]:
@@ -94,12 +101,12 @@ class TextureFinder:
         base = name.replace("\\", "/").split("/")[-1].lower()
         stem, ext = os.path.splitext(base)
         short = stem.split("~")[0]
-        for table in self.index:
-            if base in table:
-                return table[base]
+        for k in range(len(self.places)):
+            if base in self._table(k):
+                return self._table(k)[base]
         if len(stem) <= 8 and short:
-            for table in self.index:
-                for key, path in table.items():
+            for k in range(len(self.places)):
+                for key, path in self._table(k).items():
                     k_stem, k_ext = os.path.splitext(key)
                     k_short = re.sub(r"[^a-z0-9_]", "", k_stem)        # 8.3 names drop spaces and the like
                     if k_ext == ext and len(k_stem) > len(stem) and k_short.startswith(short):
