@@ -207,11 +207,13 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
     if nv == 0 or len(corners) == 0:
         return corners.astype(np.uint32), np.arange(nv)
     ids, first = weld_points(positions)
-    # number the points in the stored order: a file without repeated points keeps its vertices as they are
-    order = np.argsort(first, kind="stable")
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    ids, first = rank[ids], first[order]
+    # number the points in the stored order (first vertices are distinct: a scatter, no sort);
+    # a file without repeated points keeps its vertices as they are
+    is_first = np.zeros(nv, bool)
+    is_first[first] = True
+    rank = (np.cumsum(is_first) - 1)[first]
+    ids = rank[ids]
+    first = np.flatnonzero(is_first)
     welded = ids[corners]
     nxt = next_corner(faces, len(corners))
     bad_corner = welded == welded[nxt]
