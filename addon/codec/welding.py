@@ -2,10 +2,11 @@
 
 A format such as .3ds stores one vertex per (point, UV, normal), so a mesh read as
 stored is cut open at every UV seam. `weld` joins the vertices at exactly the same
-point (UVs stay per corner, so seams become UV seams), then splits again the points
-where faces touch without sharing an edge (one vertex per fan of edge-connected
-faces), because every renderer smooths such a point differently. `sharp_from_groups`
-turns smoothing-group masks into Blender's own sharp edges and flat faces.
+point (UVs stay per corner, so seams become UV seams); `split_fans` splits again the
+points where faces touch without sharing an edge (one vertex per fan of edge-connected
+faces), because Cycles smooths across such a point though Blender's corner normals do
+not. `sharp_from_groups` turns smoothing-group masks into Blender's own sharp edges and
+flat faces; `weld_by_normals` does the same from a file's own corner normals.
 
 Corners are the Scene's: `corners` (C,) vertex per corner, `faces` (F,) loop starts.
 """
@@ -103,9 +104,6 @@ class Edges:
     b_next: np.ndarray
     flipped: np.ndarray         # both sides run the same way (the faces' windings disagree)
     manifold: np.ndarray
-
-    def select(self, keep: np.ndarray) -> "Edges":
-        return Edges(*(getattr(self, k)[keep] for k in ("a", "b", "a_next", "b_next", "flipped", "manifold")))
 
 
 def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
