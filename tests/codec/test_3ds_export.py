@@ -492,3 +492,21 @@ def test_vertex_flags_and_object_colour_are_written_back():
     tri = parse(export(sc)[0]).editor().find(ids.OBJECT).find(ids.N_TRI_OBJECT)
     assert len(tri.value(ids.POINT_ARRAY)) == 9
     np.testing.assert_array_equal(tri.value(ids.POINT_FLAG_ARRAY).flags, np.r_[vflags, vflags[0]])
+
+
+def test_a_3ds_read_for_native_smoothing_converts_with_its_groups_normals(tmp_path):
+    """Read with groups and no normals (the default), another format still gets the groups' normals."""
+    from addon import codec
+    from addon.codec.formats.studio3ds.options import ImportOptions as Opts
+    src = ASSETS / "mp5_sil.3ds"
+    sc = codec.load(src)
+    assert sc.meshes[0].normals is None and sc.meshes[0].smoothing is not None
+    codec.save(sc, tmp_path / "gun.u3d")
+    back = codec.load(tmp_path / "gun.u3d", normals="EXACT").meshes[0]
+    exact = codec.load(src, normals="EXACT").meshes[0]
+    # per corner, in the same order: each triangle's corners keep their places through U3D
+    pos_b = back.positions[back.corners].reshape(-1, 3)
+    key = {tuple(np.round(p, 4)) + tuple(np.round(n, 2)) for p, n in zip(pos_b, back.normals)}
+    pos_e = exact.positions[exact.corners].reshape(-1, 3)
+    hits = [tuple(np.round(p, 4)) + tuple(np.round(n, 2)) in key for p, n in zip(pos_e, exact.normals)]
+    assert np.mean(hits) > 0.95

@@ -13,9 +13,9 @@ import numpy as np
 
 from ... import axes, welding
 from ...scene import Mesh
+from ...smoothing import smooth_normals
 from . import ids
 from .groups import corners_agree, smoothing_groups
-from .normals import smooth_normals
 from .model import Chunk, MaterialGroup, VertexFlags
 
 LIMIT = 65535

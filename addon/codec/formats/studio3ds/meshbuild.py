@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
-from ... import welding
+from ... import axes, welding
 from ...errors import Warnings
 from ...scene import Mesh
+from ...smoothing import smooth_normals
 from . import ids
 from .model import Chunk
-from .normals import smooth_normals
 
 NORMAL_MODES = ("SHARP_EDGES", "EXACT", "KEEP")
 

@@ -1,4 +1,4 @@
-"""Smoothing groups -> custom split normals, in bulk.
+"""Smoothing groups (Mesh.smoothing, as 3DS has them) -> corner normals, in bulk.
 
 A face in group 0 is flat. Otherwise a corner's normal is the area-weighted
 sum of the normals of the faces around the same point (same position, so UV
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...welding import face_normals, unit as _unit, weld_ids
+from .welding import face_normals, unit as _unit, weld_ids
 
 # pair expansion per welded point is quadratic in the distinct masks there;
 # beyond this many pairs we only smooth faces with identical masks
@@ -74,3 +74,16 @@ def _sparse(point: np.ndarray, mask: np.ndarray, face_rows: np.ndarray) -> np.nd
         ok = (umask[a] & umask[b]) != 0
         acc = _sum_rows(a[ok], sums[b[ok]], len(uniq))
     return np.take(_unit(acc), inv, axis=0)
+
+
+def with_normals(scene):
+    """The scene, with corner normals from the groups for each triangle mesh that has groups but
+    no normals (a .3ds read for Blender's own smoothing), for formats that store normals."""
+    from dataclasses import replace
+    meshes = []
+    for m in scene.meshes:
+        if m.normals is None and m.smoothing is not None and len(m.corners) == 3 * len(m.faces):
+            m = replace(m, normals=smooth_normals(m.positions, m.corners.reshape(-1, 3).astype(np.int64),
+                                                  m.smoothing))
+        meshes.append(m)
+    return replace(scene, meshes=meshes)
