@@ -72,6 +72,7 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     G = np.asarray(G, np.float64)
     rooted = not np.allclose(G, np.eye(4))
     actions = []
+    stripped: dict = {}         # owner pointer -> (owner, [(action placed on a strip, (path, index) keyed)])
     # NLA strips one after another, never overlapping: each animation plays alone
     placed = [a for a in scene.animations if a.extras.get("placement") == "NLA"]
     starts = dict(zip(map(id, placed), animation.layout(placed)))
@@ -104,12 +105,33 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
                 for index in range(values.shape[1]):
                     action_api.add_curve(fcurves, path, index, np.asarray(ch.frames, np.float32), values[:, index],
                                          ch.interpolation, group, None if handles is None else handles[:, index])
-            _finish(action, anim, owner, starts.get(id(anim), anim.frame_start))
+            if _finish(action, anim, owner, starts.get(id(anim), anim.frame_start)):
+                keyed = {(path, i) for path, _, _, values, _ in curves for i in range(values.shape[1])}
+                stripped.setdefault(owner.as_pointer(), (owner, []))[1].append((action, keyed))
             actions.append(action)
+    for owner, placed_actions in stripped.values():
+        _shape_keys_rest_between_strips(owner, placed_actions)
     return actions
 
 
-def _finish(action, anim: Animation, owner, start: float) -> None:
+def _shape_keys_rest_between_strips(owner, placed_actions) -> None:
+    """Blender 5.0 gives a shape key that no playing strip keys its default value, 1.0, not 0:
+    every strip then also holds at 0 the keys that only the other strips key, so that each plays
+    alone (a per-frame Unreal import: one key per frame, one strip per sequence)."""
+    if not isinstance(owner, bpy.types.Key) or bpy.types.ShapeKey.bl_rna.properties["value"].default == 0.0:
+        return
+    every = set().union(*(keyed for _, keyed in placed_actions))
+    for action, keyed in placed_actions:
+        missing = sorted(every - keyed)
+        if missing:
+            bag = action_api.channels(action, owner)
+            start = np.float32(action.frame_range[0])
+            for path, index in missing:
+                action_api.add_curve(bag, path, index, np.array([start]), np.zeros(1), "CONSTANT")
+
+
+def _finish(action, anim: Animation, owner, start: float) -> bool:
+    """Frame range, markers, extras and placement; True when the action went onto an NLA strip."""
     if anim.frame_end >= anim.frame_start:
         action.use_frame_range = True
         action.frame_start, action.frame_end = anim.frame_start, anim.frame_end
@@ -121,9 +143,10 @@ def _finish(action, anim: Animation, owner, start: float) -> None:
         extras["fps"] = anim.fps
     props.store(action, extras)
     if placement == "STASH":
-        return
+        return False
     has_active = action_api.action_owner(owner) is not None
     if placement == "ACTIVE" and not has_active:
         action_api.assign(owner, action)
-    else:
-        action_api.push_to_nla(owner, action, start, anim.name)
+        return False
+    action_api.push_to_nla(owner, action, start, anim.name)
+    return True

@@ -86,10 +86,19 @@ def test_import_script_sequences_markers_transform_skin(clean, tmp_path):
     np.testing.assert_allclose(np.array(ob.scale), [2, 2, 2], atol=1e-6)
     np.testing.assert_allclose(np.array(ob.matrix_world)[:3, 0], [0, -2, 0], atol=1e-6)
     ad = ob.data.shape_keys.animation_data
-    assert ad.action.name == "All"
-    strips = [s for t in ad.nla_tracks for s in t.strips]
-    walk = next(s for s in strips if s.name == "Walk")
-    assert (walk.frame_start, walk.action.get("fps"), walk.action.get("ue_group")) == (1, 15.0, "Moving")
+    assert ad.action is None                    # no action plays over the sequences' strips
+    strips = sorted((s for t in ad.nla_tracks for s in t.strips), key=lambda s: s.frame_start)
+    # each sequence plays alone: "All" holds Walk's frames, so Walk's strip comes after it
+    assert [(s.name, s.frame_start, s.frame_end) for s in strips] == [("All", 0, 5), ("Walk", 6, 9)]
+    assert all(s.extrapolation == "NOTHING" for s in strips)
+    walk = strips[1]
+    assert (walk.action.frame_range[:], walk.action.get("fps"), walk.action.get("ue_group")) == \
+        ((1, 4), 15.0, "Moving")
+    # (scrubbed backwards too: a strip must not leave keys set that the next one does not key)
+    for frame, file_frame in ([(f, f) for f in range(6)] + [(6 + k, 1 + k) for k in range(4)])[::-1]:
+        clean.scene.frame_set(frame)        # vertex 3 rises 1.0 per file frame
+        assert evaluated_positions(ob)[3, 2] == pytest.approx(1.0 + file_frame), frame
+    assert clean.scene.frame_end >= 9
     assert [(m.name, m.frame) for m in walk.action.pose_markers] == [("Footstep", 3)]
     assert {(m.name, m.frame) for m in clean.scene.timeline_markers} == {("All", 0), ("Walk", 1)}
     mat = ob.material_slots[0].material

@@ -201,6 +201,8 @@ def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Wa
     # an "All" the script has keeps its RATE (or none) on export; one made up here takes the first rate
     extras = {"ue_rate": everything.rate, **({"ue_group": everything.group} if everything.group else {})} \
         if everything else {}
+    if any(s is not everything for s in seqs):
+        extras["placement"] = "NLA"     # a strip like the others: an active action would play over them
     scene.animations.append(Animation("All", 0, frames - 1, rate, _key_channels(0, range(frames), 0, frames),
                                       extras=extras))
     for s in seqs:
