@@ -31,15 +31,27 @@ def curves_by_path(owner) -> dict[str, list]:
     return {p: [c[i] for i in sorted(c)] for p, c in out.items()}
 
 
-def _keys(fc) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _keys(fc) -> tuple[np.ndarray, np.ndarray]:
     n = len(fc.keyframe_points)
-    co, left, right = (np.empty(n * 2, np.float32) for _ in range(3))
-    kind = np.empty(n, np.int32)
+    co, kind = np.empty(n * 2, np.float32), np.empty(n, np.int32)
     fc.keyframe_points.foreach_get("co", co)
+    fc.keyframe_points.foreach_get("interpolation", kind)
+    return co.reshape(-1, 2), kind
+
+
+def _handles(fc) -> np.ndarray:
+    """(N, 2, 2) left and right handles (frame, value) of each key."""
+    n = len(fc.keyframe_points)
+    left, right = np.empty(n * 2, np.float32), np.empty(n * 2, np.float32)
     fc.keyframe_points.foreach_get("handle_left", left)
     fc.keyframe_points.foreach_get("handle_right", right)
-    fc.keyframe_points.foreach_get("interpolation", kind)
-    return co.reshape(-1, 2), left.reshape(-1, 2), right.reshape(-1, 2), kind
+    return np.stack([left.reshape(-1, 2), right.reshape(-1, 2)], 1)
+
+
+def _dense(fc, frames: np.ndarray) -> bool:
+    """Are all of the curve's keys inside the frames, and at least as many?"""
+    points = fc.keyframe_points
+    return len(points) >= len(frames) and points[0].co[0] >= frames[0] and points[-1].co[0] <= frames[-1]
 
 
 def keyed(baked: Channel, curves: list) -> Channel:
@@ -48,15 +60,17 @@ def keyed(baked: Channel, curves: list) -> Channel:
     if len(frames) < 3 or not curves or any(fc is None or fc.modifiers or not len(fc.keyframe_points)
                                             for fc in curves):
         return baked
+    if any(_dense(fc, frames) for fc in curves):
+        return baked            # no fewer keys than frames: nothing to gain, and nothing to read
     keys = [_keys(fc) for fc in curves]
     lo, hi = frames[0], frames[-1]
-    kinds = {int(k) for co, _, _, kind in keys for k in kind[(co[:, 0] >= lo) & (co[:, 0] < hi)]}
-    kinds |= {int(kind[np.searchsorted(co[:, 0], lo, side="right") - 1]) for co, _, _, kind in keys
-              if co[0, 0] < lo}
+    kinds = set(np.unique(np.concatenate([kind[(co[:, 0] >= lo) & (co[:, 0] < hi)] for co, kind in keys]))
+                .tolist())
+    kinds |= {int(kind[np.searchsorted(co[:, 0], lo, side="right") - 1]) for co, kind in keys if co[0, 0] < lo}
     if len(kinds) > 1 or not kinds <= set(_KIND):
         return baked
     interp = _KIND[kinds.pop()] if kinds else "LINEAR"
-    inside = [co[(co[:, 0] >= lo) & (co[:, 0] <= hi), 0] for co, *_ in keys]
+    inside = [co[(co[:, 0] >= lo) & (co[:, 0] <= hi), 0] for co, _ in keys]
     # a straight or held piece cut at the range's ends is still one; a Bezier piece is not
     at = np.unique(np.concatenate(inside + ([[lo, hi]] if interp != "BEZIER" else [])))
     if not len(at) or np.any(at != np.round(at)) or len(at) >= len(frames):
@@ -65,9 +79,9 @@ def keyed(baked: Channel, curves: list) -> Channel:
     handles = None
     if interp == "BEZIER":
         # handles only where every component has all its keys at the same frames, inside the range
-        if any(len(co) != len(at) or np.any(co[:, 0] != at) for co, *_ in keys):
+        if any(len(co) != len(at) or np.any(co[:, 0] != at) for co, _ in keys):
             return baked
-        handles = np.stack([np.stack([left, right], 1) for _, left, right, _ in keys], 1)   # (N, D, 2, 2)
+        handles = np.stack([_handles(fc) for fc in curves], 1)   # (N, D, 2, 2)
     out = Channel(baked.target, baked.path, at.astype(np.float32), values, baked.bone, interp, handles)
     replay = animation.evaluate(out, frames)
     want = np.asarray(baked.values, np.float64).reshape(len(frames), -1)

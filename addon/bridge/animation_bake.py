@@ -28,11 +28,14 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
         scene.frame_start = int(min(t.start for t in todo))
         scene.frame_end = int(max(t.end for t in todo))
     keyed = animation_takes.keyed_paths(todo)
+    # only actions of objects move matrices (shape-key actions alone, e.g. Unreal's, do not)
+    moves = any(owner.id_type == "OBJECT" for take in todo for owner, _ in take.actions.values())
     with animation_takes.preserved(context, objs) as reset:
         for take in todo:
             reset()
             animation_takes.play(take, objs, keyed)
-            context.view_layer.update()          # matrices as this take leaves them, not the last one
+            if moves:
+                context.view_layer.update()      # matrices as this take leaves them, not the last one
             _bake_take(context, scene, objs, o, take)
 
 
@@ -105,8 +108,9 @@ def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> No
         mesh.extras["baked_frames"] += [int(f) for f in frames]
         mesh.extras["baked_animation"] += [number] * len(frames)
         mesh.shape_keys += [ShapeKey(f"{take.name} {int(f)}", v) for f, v in zip(frames, stack)]
-    curves: dict[int, dict] = {}
-    anim.channels = [_source_keys(c, objs, curves) for c in anim.channels]
+    if o.source_keys:
+        curves: dict[int, dict] = {}
+        anim.channels = [_source_keys(c, objs, curves) for c in anim.channels]
     if anim.channels or mesh_objs or take.source != "SCENE":
         scene.animations.append(anim)
 

@@ -127,6 +127,41 @@ def _nla_takes(objs) -> list[Take]:
     return out
 
 
+def _plain_player(anim, start: float, end: float):
+    """The one action that alone moves an ID over start..end, played frame for frame (its active
+    action, or the single plain NLA strip that holds it); None when something else plays."""
+    if anim.drivers or anim.use_tweak_mode:
+        return None
+    tracks = [t for t in anim.nla_tracks if not t.mute] if anim.use_nla else []
+    if not tracks:
+        return anim.action
+    if anim.action is not None or len(tracks) != 1 or len(tracks[0].strips) != 1:
+        return None
+    s = tracks[0].strips[0]
+    plain = (s.action is not None and not s.mute and s.blend_type == "REPLACE" and s.scale == 1.0
+             and s.repeat == 1.0 and not s.use_animated_influence and not s.use_animated_time
+             and s.blend_in == 0.0 and s.blend_out == 0.0 and s.frame_start == s.action_frame_start
+             and s.frame_start <= start and end <= s.frame_end)
+    return s.action if plain else None
+
+
+def _plain_players(objs, start: float, end: float) -> dict | None:
+    """Owner pointer -> (owner, action) when each animated ID plays one action plainly over the range:
+    the take can then play them alone and read their curves instead of stepping the scene."""
+    out = {}
+    for owner in animated_ids(objs):
+        anim = getattr(owner, "animation_data", None)
+        if anim is None:
+            continue
+        action = _plain_player(anim, start, end)
+        if action is None:
+            if anim.action is None and not anim.drivers and not any(t.strips for t in anim.nla_tracks):
+                continue            # animation data that plays nothing
+            return None
+        out[owner.as_pointer()] = (owner, action)
+    return out
+
+
 def _marker_takes(sc) -> list[Take]:
     marks = sorted(sc.timeline_markers, key=lambda mk: mk.frame)
     out = []
@@ -148,7 +183,8 @@ def takes(context, objs, source: str, frame_start=None, frame_end=None) -> list[
             return found
         if found:               # one action per object: the scene range as it plays, named after the first
             one = found[0]
-            return [Take(one.name, float(start), float(end), one.fps, {}, one.markers, one.extras, "ACTION")]
+            return [Take(one.name, float(start), float(end), one.fps, _plain_players(objs, start, end) or {},
+                         one.markers, one.extras, "ACTION")]
     elif source == "NLA":
         return _nla_takes(objs)
     elif source == "MARKERS" and sc.timeline_markers:
@@ -200,7 +236,8 @@ def preserved(context, objs):
         for owner in bare:                   # playing an action gave it animation data: none again
             if owner.animation_data is not None:
                 owner.animation_data_clear()
-        sc.frame_set(frame, subframe=subframe)
+        if (sc.frame_current, sc.frame_subframe) != (frame, subframe):
+            sc.frame_set(frame, subframe=subframe)   # the update below evaluates the rest
         _reset(saved)
         for ob, sel in selection:
             if ob.select_get() != sel:

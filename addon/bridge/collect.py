@@ -31,6 +31,7 @@ class CollectOptions:
     bake_vertices: bool = False           # bake the evaluated vertices per frame of meshes that modifiers or
                                           # drivers deform (the codec replays shape keys and motion itself)
     animation_source: str = "AUTO"        # animation_takes.SOURCES
+    source_keys: bool = True              # plain keyed curves keep their own key frames (action_keys)
     tangents: bool = False                # corner_attributes "tangent" (C, 3) and "bitangent_sign" (C,)
     frame_start: int | None = None        # None = the scene's range
     frame_end: int | None = None

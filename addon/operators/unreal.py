@@ -76,7 +76,8 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
 
     def collect_options(self) -> bridge.CollectOptions:
         from dataclasses import replace
-        o = replace(super().collect_options(), use_active_object=self.use_active_object)
+        # one vertex frame per frame whatever the curves' keys: thinning them would only cost time
+        o = replace(super().collect_options(), use_active_object=self.use_active_object, source_keys=False)
         if self.use_scene_range:
             return o                     # None, None: the bake covers the scene's range
         # as given: an end before the start bakes nothing, and the codec says so

@@ -66,7 +66,8 @@ def _keys(dtype, frames: np.ndarray, values: np.ndarray, source: np.ndarray, rot
         frames, values = frames[:1], values[:1]     # constant: one key says it all
     elif 1 < len(source) <= len(frames):
         tolerance = 1e-5 * max(1.0, float(np.abs(values).max()))
-        if _replays(source, values, 0, len(values), rotation, tolerance):
+        # a key on every frame replays them all by itself
+        if len(source) == len(frames) or _replays(source, values, 0, len(values), rotation, tolerance):
             keep = _thin(list(source), values, rotation, tolerance)
             frames, values = frames[keep], values[keep]
     out = np.zeros(len(frames), dtype)

@@ -145,7 +145,10 @@ def lay_out(per_take: list[tuple[Animation | None, np.ndarray, np.ndarray]]):
                 where.setdefault(f.tobytes(), []).append(len(written))
                 written.append(f)
         placed.append((a, start, len(pos), int(numbers[0])))
-    return np.ascontiguousarray(np.stack(written).transpose(2, 0, 1)), placed     # axis-major per axis
+    out = np.empty((3, len(written), written[0].shape[0] if written else 0), np.float32)   # axis-major per axis
+    for i, f in enumerate(written):
+        out[:, i] = f.T
+    return out, placed
 
 
 def _find_run(written: list[np.ndarray], where: dict[bytes, list[int]], pos: np.ndarray) -> int:

@@ -160,8 +160,8 @@ def merge(scene: Scene, options, warnings: Warnings) -> Merged:
         uvs.append(None if uv is None else np.asarray(uv, np.float32)[tri])
         values.append(_face_values(scene, mesh, face, skins, warnings))
         offset += len(mesh.positions)
-    laid, placed = lay_out([(a, n, np.concatenate([m[k] for m in per_mesh], axis=1))
-                                   for k, (a, n) in enumerate(todo)])
+    laid, placed = lay_out([(a, n, per_mesh[0][k] if len(per_mesh) == 1 else
+                             np.concatenate([m[k] for m in per_mesh], axis=1)) for k, (a, n) in enumerate(todo)])
     if any(u is None for u in uvs) and any(u is not None for u in uvs):
         warnings.warn("some of the merged objects have no UV map; their triangles get UV (0, 0)")
     top_left = np.array([0.0, 1.0], np.float32)                # UV bytes (0, 0)
