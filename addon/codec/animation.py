@@ -77,6 +77,8 @@ def evaluate(ch: Channel, at) -> np.ndarray:
         return np.zeros((len(at), v.shape[1] if v.ndim == 2 else 1))
     if len(f) == 1:
         return np.repeat(v[:1], len(at), 0)
+    if len(f) == len(at) and np.array_equal(f, at):
+        return v.copy()               # a baked channel read at its own frames: its keys
     k = np.clip(np.searchsorted(f, at, side="right") - 1, 0, len(f) - 2)
     if ch.interpolation == "CONSTANT":
         return v[np.clip(np.searchsorted(f, at, side="right") - 1, 0, len(f) - 1)]
