@@ -110,13 +110,14 @@ def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
                 vals[:, i] = sample_curve(fc, frames)
         return vals
 
+    loc, q, scale = np.empty((F, len(bones), 3)), np.empty((F, len(bones), 4)), np.empty((F, len(bones), 3))
     for b, pb in enumerate(bones):
-        loc, scale = channel(pb, "location", 3), channel(pb, "scale", 3)
+        loc[:, b], scale[:, b] = channel(pb, "location", 3), channel(pb, "scale", 3)
         if pb.rotation_mode == "QUATERNION":
-            q = channel(pb, "rotation_quaternion", 4)
+            q[:, b] = channel(pb, "rotation_quaternion", 4)
         else:
-            q = axes.matrix_to_quat(axes.euler_to_matrix(channel(pb, "rotation_euler", 3), pb.rotation_mode))
-        out[:, b] = axes.compose(loc, q, scale)
+            q[:, b] = axes.matrix_to_quat(axes.euler_to_matrix(channel(pb, "rotation_euler", 3), pb.rotation_mode))
+    out[:] = axes.compose(loc, q, scale)          # every bone at once
     return out
 
 

@@ -84,8 +84,10 @@ def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> No
         m = poses[i]
         if np.allclose(m, np.eye(4), atol=1e-7):
             continue
+        t, q, s = axes.decompose(m)               # every bone at once
+        q = animation.continuous(q)
         for bi, pb in enumerate(ob.pose.bones):
-            _trs_channels(anim, f32, m[:, bi], target=i, bone=pb.name)
+            _add_trs(anim, f32, t[:, bi], q[:, bi], s[:, bi], target=i, bone=pb.name)
     for i, ob in enumerate(objs):
         for owner, prefix in ((ob, ""), (ob.data, "data.")):
             for path, vals in action_sample.property_channels(owner, frames.astype(np.float64)).items():
@@ -187,7 +189,10 @@ def _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_value
 
 def _trs_channels(anim: Animation, frames, m: np.ndarray, target: int, bone: str) -> None:
     t, q, s = axes.decompose(m)
-    q = animation.continuous(q)
+    _add_trs(anim, frames, t, animation.continuous(q), s, target, bone)
+
+
+def _add_trs(anim: Animation, frames, t, q, s, target: int, bone: str) -> None:
     anim.channels += [Channel(target, "location", frames, t.astype(np.float32), bone),
                       Channel(target, "rotation_quaternion", frames, q.astype(np.float32), bone),
                       Channel(target, "scale", frames, s.astype(np.float32), bone)]
