@@ -13,7 +13,7 @@ import numpy as np
 
 from ..codec import animation
 from ..codec.scene import Channel
-from . import action_api
+from . import action_api, action_sample
 
 _KIND = {0: "CONSTANT", 1: "LINEAR", 2: "BEZIER"}
 _TOLERANCE = 1e-4
@@ -29,14 +29,6 @@ def curves_by_path(owner) -> dict[str, list]:
         if not fc.mute:
             out.setdefault(fc.data_path, {})[fc.array_index] = fc
     return {p: [c[i] for i in sorted(c)] for p, c in out.items()}
-
-
-def _keys(fc) -> tuple[np.ndarray, np.ndarray]:
-    n = len(fc.keyframe_points)
-    co, kind = np.empty(n * 2, np.float32), np.empty(n, np.int32)
-    fc.keyframe_points.foreach_get("co", co)
-    fc.keyframe_points.foreach_get("interpolation", kind)
-    return co.reshape(-1, 2), kind
 
 
 def _handles(fc) -> np.ndarray:
@@ -62,7 +54,7 @@ def keyed(baked: Channel, curves: list) -> Channel:
         return baked
     if any(_dense(fc, frames) for fc in curves):
         return baked            # no fewer keys than frames: nothing to gain, and nothing to read
-    keys = [_keys(fc) for fc in curves]
+    keys = [action_sample.read_keys(fc) for fc in curves]
     lo, hi = frames[0], frames[-1]
     kinds = set(np.unique(np.concatenate([kind[(co[:, 0] >= lo) & (co[:, 0] < hi)] for co, kind in keys]))
                 .tolist())

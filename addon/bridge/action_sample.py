@@ -78,15 +78,32 @@ def pose_now(ob) -> np.ndarray:
     return flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)   # RNA matrices are column-major
 
 
+_READ: dict[int, tuple[np.ndarray, np.ndarray]] = {}     # F-curve pointer -> its keys, during one take
+
+
+def forget_keys() -> None:
+    """Drop the keys read_keys() kept: call before and after each take."""
+    _READ.clear()
+
+
+def read_keys(fc) -> tuple[np.ndarray, np.ndarray]:
+    """(N, 2) float32 key (frame, value) and (N,) int32 interpolation, read once per take."""
+    got = _READ.get(fc.as_pointer())
+    if got is None:
+        n = len(fc.keyframe_points)
+        co, kind = np.empty(n * 2, np.float32), np.empty(n, np.int32)
+        fc.keyframe_points.foreach_get("co", co)
+        fc.keyframe_points.foreach_get("interpolation", kind)
+        got = _READ[fc.as_pointer()] = (co.reshape(-1, 2), kind)
+    return got
+
+
 def sample_curve(fc, frames: np.ndarray) -> np.ndarray:
     n = len(fc.keyframe_points)
     if n == 0:
         return np.zeros(len(frames))
-    co = np.empty(n * 2, np.float32)
-    fc.keyframe_points.foreach_get("co", co)
-    interp = np.empty(n, np.int32)
-    fc.keyframe_points.foreach_get("interpolation", interp)
-    x, y = co[0::2].astype(np.float64), co[1::2].astype(np.float64)
+    co, interp = read_keys(fc)
+    x, y = co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
     kinds = set(interp[:-1].tolist())
     if fc.modifiers or fc.extrapolation != "CONSTANT" or not kinds <= {_LINEAR} and not kinds <= {_CONSTANT}:
         return np.array([fc.evaluate(float(f)) for f in frames])

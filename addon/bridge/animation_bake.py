@@ -40,6 +40,14 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
 
 
 def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
+    action_sample.forget_keys()
+    try:
+        _sample_take(context, scene, objs, o, take)
+    finally:
+        action_sample.forget_keys()
+
+
+def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
     frames = np.arange(int(round(take.start)), int(round(take.end)) + 1)
     if not len(frames):
         return
