@@ -82,9 +82,11 @@ class _Exporter:
     def bones(self, rest: list[np.ndarray], appended: dict[int, list[tuple[int, np.ndarray]]]) -> list[Bone]:
         arm = self.sc.armatures[self.sc.nodes[self.arm].data]
         out = []
+        parent_rest = np.stack([rest[b.parent] if b.parent >= 0 else np.eye(4) for b in arm.bones]) \
+            if arm.bones else np.zeros((0, 4, 4))
+        rest_locals = np.linalg.inv(parent_rest) @ np.stack(rest[:len(arm.bones)]) if arm.bones else []
         for i, b in enumerate(arm.bones):
-            parent_rest = rest[b.parent] if b.parent >= 0 else np.eye(4)
-            rest_local = np.linalg.inv(parent_rest) @ rest[i]
+            rest_local = rest_locals[i]
             keys = bone_keys(self.sc, self.arm, b.name, rest_local, self.line)
             pairs = appended.get(i, [])
             out.append(Bone(i_bone=i, name=file_bone_name(b.name, b.extras),
@@ -265,9 +267,9 @@ def build(scene: Scene, v1: bool, warnings: Warnings) -> Model:
     nsw, frames, tweening = 0, 1, 0
     if is_skinned:
         meshes, nsw = ex.skinned(rest, layout)
-        n_bones = len(rest)
-        for b in range(n_bones):      # skinning: every bone holds the one mesh, MeshToBone = inverse bind
-            appended[b] = [(0, np.linalg.inv(rest[b]))]
+        inverse = np.linalg.inv(np.stack(rest)) if len(rest) else []     # all at once: one LAPACK call
+        for b in range(len(rest)):    # skinning: every bone holds the one mesh, MeshToBone = inverse bind
+            appended[b] = [(0, inverse[b])]
     else:
         meshes, frames, tweening = ex.rigid(rest, layout, appended)
     bones = ex.bones(rest, appended) if ex.arm >= 0 else []
