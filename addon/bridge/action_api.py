@@ -52,7 +52,8 @@ def existing_channels(action, owner) -> list:
 def assign(owner, action) -> None:
     """Make `action` the owner's active action (and pick its slot on 4.4+)."""
     anim = owner.animation_data or owner.animation_data_create()
-    anim.action = action
+    if anim.action != action:            # (each write rebuilds the depsgraph's relations)
+        anim.action = action
     if LAYERED and anim.action_slot is None:
         anim.action_slot = _slot_for(action, owner)
 
@@ -122,7 +123,8 @@ def restore(anim, state: tuple) -> None:
         anim.action = action
     if LAYERED and action is not None and slot is not None and anim.action_slot != slot:
         anim.action_slot = slot
-    anim.use_nla = use_nla
+    if anim.use_nla != use_nla:
+        anim.use_nla = use_nla
 
 
 def _editable(anim) -> None:
@@ -144,4 +146,5 @@ def play_alone(owner, action) -> None:
     assign(owner, action)
     if LAYERED and anim.action_slot is None or LAYERED and anim.action_slot not in list(action.slots):
         anim.action_slot = _slot_for(action, owner)
-    anim.use_nla = False
+    if anim.use_nla:
+        anim.use_nla = False

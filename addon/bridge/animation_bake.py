@@ -27,7 +27,8 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
     if todo:
         scene.frame_start = int(min(t.start for t in todo))
         scene.frame_end = int(max(t.end for t in todo))
-    keyed = animation_takes.keyed_paths(todo)
+    # what one take keys goes back to rest before the next; a lone take has no next
+    keyed = animation_takes.keyed_paths(todo) if len(todo) > 1 else {}
     # only actions of objects move matrices (shape-key actions alone, e.g. Unreal's, do not)
     moves = any(owner.id_type == "OBJECT" for take in todo for owner, _ in take.actions.values())
     with animation_takes.preserved(context, objs) as reset:

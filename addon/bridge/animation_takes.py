@@ -201,6 +201,11 @@ def _pose_state(ob):
     return flat
 
 
+def _trs(ob) -> list[tuple]:
+    return [tuple(v) for v in (ob.location, ob.rotation_quaternion, ob.rotation_euler, ob.rotation_axis_angle,
+                               ob.scale)]
+
+
 def _key_values(owner):
     blocks = getattr(owner, "key_blocks", None)
     if blocks is None:
@@ -220,9 +225,7 @@ def preserved(context, objs):
     for owner in ids:
         anim = getattr(owner, "animation_data", None)
         state = (action_api.snapshot(anim) if anim is not None else None,
-                 [tuple(v) for v in (owner.location, owner.rotation_quaternion, owner.rotation_euler,
-                                      owner.rotation_axis_angle, owner.scale)] if isinstance(owner, bpy.types.Object)
-                 else None,
+                 _trs(owner) if isinstance(owner, bpy.types.Object) else None,
                  _pose_state(owner) if isinstance(owner, bpy.types.Object) else None,
                  _key_values(owner))
         saved.append((owner, state))
@@ -252,13 +255,15 @@ def _reset(saved) -> None:
         anim = getattr(owner, "animation_data", None)
         if anim is not None and anim_state is not None:
             action_api.restore(anim, anim_state)
-        if trs is not None:
+        # only what changed: every write makes the depsgraph evaluate the ID again
+        if trs is not None and trs != _trs(owner):
             owner.location, owner.rotation_quaternion, owner.rotation_euler, owner.rotation_axis_angle, \
                 owner.scale = trs
-        if pose is not None:
+        if pose is not None and not np.array_equal(pose, _pose_state(owner)):
             owner.pose.bones.foreach_set("matrix_basis", pose)
-        if keys is not None:
+        if keys is not None and not np.array_equal(keys, _key_values(owner)):
             owner.key_blocks.foreach_set("value", keys)
+            owner.update_tag()
 
 
 def keyed_paths(todo: list[Take]) -> dict[int, set[str]]:
@@ -275,9 +280,13 @@ def _to_rest(owner, paths: set[str]) -> None:
     pose never leaks into the next (objects have no rest: they keep the user's transform)."""
     blocks = getattr(owner, "key_blocks", None)
     if blocks is not None:
-        for kb in blocks:
-            if f'key_blocks["{kb.name}"].value' in paths:
-                kb.value = 0.0
+        rest = np.array([f'key_blocks["{kb.name}"].value' in paths for kb in blocks], bool)
+        if rest.any():                   # in bulk: one by one, each write tags the depsgraph
+            values = np.empty(len(blocks), np.float32)
+            blocks.foreach_get("value", values)
+            values[rest] = 0.0
+            blocks.foreach_set("value", values)
+            owner.update_tag()           # a bulk write tags nothing itself
     elif getattr(owner, "type", "") == "ARMATURE":
         for pb in owner.pose.bones:
             if any(p.startswith(f'pose.bones["{pb.name}"]') for p in paths):
