@@ -1,5 +1,6 @@
 """Sampling action curves in numpy gives what stepping the scene gives."""
 import numpy as np
+import pytest
 
 import bpy
 from addon.codec.animation import evaluate
@@ -135,3 +136,29 @@ def test_kept_keys_replay_what_blender_shows_at_every_frame(clean, lgf):
     for f in range(11):
         clean.scene.frame_set(f)
         np.testing.assert_allclose(got[f], g @ np.array(child.matrix_world), atol=1e-5, err_msg=str(f))
+
+
+@pytest.mark.parametrize("strip_start", [0, 4])
+def test_a_lone_nla_strip_exports_what_the_timeline_shows(clean, lgf, strip_start):
+    """One action on one NLA strip and no active action (as an import leaves it): at the action's own
+    frames it is read from the curves; moved along the timeline it is played as the scene plays it."""
+    from addon.codec.animation import world_matrices
+    ob = bpy.data.objects.new("E", None)
+    clean.scene.collection.objects.link(ob)
+    for f, v in ((0, (0, 0, 0)), (6, (3, 0, 1)), (10, (3, 2, 1))):
+        ob.location = v
+        ob.keyframe_insert("location", frame=f)
+    action = ob.animation_data.action
+    ob.animation_data.action = None
+    track = ob.animation_data.nla_tracks.new()
+    strip = track.strips.new("Move", strip_start, action)
+    strip.extrapolation = "NOTHING"
+    clean.scene.frame_start, clean.scene.frame_end = strip_start, strip_start + 10
+    scene = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions())
+    node = next(i for i, n in enumerate(scene.nodes) if n.name == "E")
+    frames = np.arange(strip_start, strip_start + 11)
+    got = world_matrices(scene, scene.animations[0], node, frames)
+    for k, f in enumerate(frames):
+        clean.scene.frame_set(int(f))
+        np.testing.assert_allclose(got[k], np.array(ob.matrix_world), atol=1e-5, err_msg=str(f))
+    assert ob.animation_data.action is None and ob.animation_data.use_nla      # left as it was
