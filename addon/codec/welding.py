@@ -169,6 +169,52 @@ def fan_labels(n_corners: int, e: Edges, join: np.ndarray | None = None) -> np.n
     return components(n_corners, x, y)
 
 
+def several_fans(corners: np.ndarray, e: Edges, n_vertices: int) -> bool:
+    """Whether some vertex has faces in more than one fan (then fan_labels must split it): a walk
+    around each vertex from one of its corners, across its edges, all vertices at once; the walk
+    stops back at its start or at a border, and from a border it walks the other way too. One fan:
+    the walks met every face at the vertex. Edges of three faces, disagreeing windings: True."""
+    v = np.asarray(corners, np.int64)
+    if len(v) == 0:
+        return False
+    if not e.manifold.all() or e.flipped.any():
+        return True
+    own, before = np.arange(len(v)), np.arange(len(v))       # across the edge a corner starts / ends
+    own[e.a], own[e.b] = e.b_next, e.a_next
+    before[e.a_next], before[e.b_next] = e.b, e.a
+    faces = np.bincount(v, minlength=n_vertices)
+    start = np.empty(n_vertices, np.int64)
+    start[v] = np.arange(len(v))
+    start = start[faces > 0]
+    limit = faces[v[start]]
+    met, border = _walk(own, start, limit)
+    if met is None:
+        return True
+    back, _ = _walk(before, start[border], limit[border])
+    if back is None:
+        return True
+    met[border] += back - 1                          # the start was counted by both walks
+    return bool((met != limit).any())
+
+
+def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray):
+    """(faces met by each walk from `start`, whether it stopped at a border), or (None, None) when a
+    walk meets more faces than its vertex has."""
+    met = np.ones(len(start), np.int64)
+    border = np.zeros(len(start), bool)
+    idx, cur = np.arange(len(start)), start
+    while len(idx):
+        nxt = step[cur]
+        stop = nxt == cur
+        border[idx[stop]] = True
+        go = ~stop & (nxt != start[idx])
+        idx, cur = idx[go], nxt[go]
+        met[idx] += 1
+        if (met[idx] > limit[idx]).any():
+            return None, None
+    return met, border
+
+
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
     label = np.minimum(np.arange(len(p)), np.minimum(p, q))
@@ -213,17 +259,25 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
     ids = rank[ids]
     first = np.flatnonzero(is_first)
     welded = ids[corners]
-    nxt = next_corner(faces, len(corners))
-    bad_corner = welded == welded[nxt]
-    face_of = face_of_corner(faces, len(corners))
-    if len(corners) != 3 * len(faces):        # polygons: also corners further apart
+    if len(corners) == 3 * len(faces):
+        w3 = welded.reshape(-1, 3)
+        bad_corner = np.repeat((w3[:, 0] == w3[:, 1]) | (w3[:, 1] == w3[:, 2]) | (w3[:, 2] == w3[:, 0]), 3)
+    else:                                     # polygons: also corners further apart
+        bad_corner = welded == welded[next_corner(faces, len(corners))]
+        face_of = face_of_corner(faces, len(corners))
         order = np.argsort(face_of * (len(first) + 1) + welded, kind="stable")
         fs, ws = face_of[order], welded[order]
         bad_corner[order[1:]] |= (fs[1:] == fs[:-1]) & (ws[1:] == ws[:-1])
     if bad_corner.any():
+        face_of = face_of_corner(faces, len(corners))
         bad = np.zeros(len(faces), bool)
         bad[face_of[bad_corner]] = True
         welded = np.where(bad[face_of], len(first) + corners, welded)
+    else:
+        used = np.zeros(len(first), bool)
+        used[welded] = True
+        if used.all():                        # the usual case: every point in use, nothing to renumber
+            return welded.astype(np.uint32), first
     # renumber: used points first, then the stored vertices kept for zero-area faces
     source_all = np.r_[first, np.arange(nv)]
     used = np.zeros(len(source_all), bool)
@@ -295,7 +349,10 @@ def face_of_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
 def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """(C,) bool: the corners at a vertex whose faces carry more than one mask: only there can
     sharp edges smooth otherwise than the groups (elsewhere one mask joins every face)."""
-    cg = np.asarray(groups, np.uint32)[face_of_corner(faces, len(corners))]
+    g = np.asarray(groups, np.uint32)
+    if len(g) == 0 or (g == g[0]).all():
+        return np.zeros(len(corners), bool)             # one mask: the usual smooth model
+    cg = g[face_of_corner(faces, len(corners))]
     v = np.asarray(corners, np.int64)
     rep = np.zeros(int(v.max()) + 1 if len(v) else 0, np.uint32)
     rep[v] = cg
