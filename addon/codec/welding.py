@@ -199,20 +199,26 @@ def several_fans(corners: np.ndarray, e: Edges, n_vertices: int) -> bool:
 
 def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray):
     """(faces met by each walk from `start`, whether it stopped at a border), or (None, None) when a
-    walk meets more faces than its vertex has."""
-    met = np.ones(len(start), np.int64)
+    walk runs past the faces its vertex has (only a broken edge map could do that)."""
+    met = np.empty(len(start), np.int64)
     border = np.zeros(len(start), bool)
-    idx, cur = np.arange(len(start)), start
-    while len(idx):
+    idx, cur, home = np.arange(len(start)), start, start
+    if not len(start):
+        return met, border
+    for k in range(1, int(limit.max()) + 2):
         nxt = step[cur]
         stop = nxt == cur
-        border[idx[stop]] = True
-        go = ~stop & (nxt != start[idx])
-        idx, cur = idx[go], nxt[go]
-        met[idx] += 1
-        if (met[idx] > limit[idx]).any():
-            return None, None
-    return met, border
+        done = stop | (nxt == home)
+        if done.any():
+            met[idx[done]] = k
+            border[idx[stop]] = True
+            go = ~done
+            idx, cur, home = idx[go], nxt[go], home[go]
+            if not len(idx):
+                return met, border
+        else:
+            cur = nxt
+    return None, None
 
 
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -331,8 +337,10 @@ def sharp_from_groups(groups: np.ndarray, faces: np.ndarray, n_corners: int,
     a face without a group is flat; an edge between faces that share no group is sharp, unless
     both are flat (the edge inside a flat area shows no crease)."""
     g = np.asarray(groups).astype(np.uint32)
-    face_of = face_of_corner(faces, n_corners)
     sharp = np.zeros(n_corners, bool)
+    if len(g) == 0 or (g == g[0]).all():
+        return sharp, g == 0                            # one mask everywhere: no edge between groups
+    face_of = face_of_corner(faces, n_corners)
     ga, gb = g[face_of[edges.a]], g[face_of[edges.b]]
     cut = ((ga & gb) == 0) & ((ga | gb) != 0) & edges.manifold
     sharp[edges.a[cut]] = True
