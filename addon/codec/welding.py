@@ -120,9 +120,9 @@ def edge_pairs(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray | None 
     """Consecutive corners of each edge, after sorting the corners by their edge: `edge_of`, an
     edge index per corner (Blender's corner_edge), or else the edge's two vertices. With edge
     indices and no edge of three faces, two scatters find the pairs without a sort."""
-    v0 = np.asarray(corners, np.int64)
+    v0 = np.asarray(corners)
     if edge_of is not None:
-        key = np.asarray(edge_of, np.int64)
+        key = np.asarray(edge_of)
         n_edges = int(key.max()) + 1 if len(key) else 0
         count = np.bincount(key, minlength=n_edges)
         if not (count > 2).any():
@@ -134,6 +134,7 @@ def edge_pairs(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray | None 
             a, b = first[two], last[two]
             return Edges(a, b, nxt[a], nxt[b], v0[a] == v0[b], np.ones(len(a), bool))
     else:
+        v0 = v0.astype(np.int64)
         v1 = v0[nxt]
         n = int(v0.max()) + 1 if len(v0) else 1
         key = np.minimum(v0, v1) * n + np.maximum(v0, v1)
@@ -171,54 +172,44 @@ def fan_labels(n_corners: int, e: Edges, join: np.ndarray | None = None) -> np.n
 
 def several_fans(corners: np.ndarray, e: Edges, n_vertices: int) -> bool:
     """Whether some vertex has faces in more than one fan (then fan_labels must split it): a walk
-    around each vertex from one of its corners, across its edges, all vertices at once; the walk
-    stops back at its start or at a border, and from a border it walks the other way too. One fan:
-    the walks met every face at the vertex. Edges of three faces, disagreeing windings: True."""
-    v = np.asarray(corners, np.int64)
+    around each vertex, across its edges, all vertices at once, from a corner that starts a border
+    if it has one; the walk stops back at its start or at a border. One fan: the walk met every face
+    at the vertex. Edges of three faces or disagreeing windings: True (the labelling decides)."""
+    v = np.asarray(corners)
     if len(v) == 0:
         return False
     if not e.manifold.all() or e.flipped.any():
         return True
-    own, before = np.arange(len(v)), np.arange(len(v))       # across the edge a corner starts / ends
+    own = np.arange(len(v))                          # the corner across the edge a corner starts
     own[e.a], own[e.b] = e.b_next, e.a_next
-    before[e.a_next], before[e.b_next] = e.b, e.a
+    inner = np.zeros(len(v), bool)                   # the edge a corner ends has a second face
+    inner[e.a_next] = inner[e.b_next] = True
     faces = np.bincount(v, minlength=n_vertices)
     start = np.empty(n_vertices, np.int64)
     start[v] = np.arange(len(v))
+    border = np.flatnonzero(~inner)
+    start[v[border]] = border
     start = start[faces > 0]
-    limit = faces[v[start]]
-    met, border = _walk(own, start, limit)
-    if met is None:
-        return True
-    back, _ = _walk(before, start[border], limit[border])
-    if back is None:
-        return True
-    met[border] += back - 1                          # the start was counted by both walks
-    return bool((met != limit).any())
+    return bool((_walk(own, start, faces[v[start]]) != faces[v[start]]).any())
 
 
-def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray):
-    """(faces met by each walk from `start`, whether it stopped at a border), or (None, None) when a
-    walk runs past the faces its vertex has (only a broken edge map could do that)."""
-    met = np.empty(len(start), np.int64)
-    border = np.zeros(len(start), bool)
-    idx, cur, home = np.arange(len(start)), start, start
-    if not len(start):
-        return met, border
-    for k in range(1, int(limit.max()) + 2):
+def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Faces met by each walk from `start` until it stops at a border or back at its start (limit + 1
+    when a walk runs on, which only a broken edge map could make)."""
+    met = limit + 1
+    idx, cur = np.arange(len(start)), start
+    for k in range(1, int(limit.max(initial=0)) + 2):
+        if not len(idx):
+            break
         nxt = step[cur]
-        stop = nxt == cur
-        done = stop | (nxt == home)
+        done = (nxt == cur) | (nxt == start[idx])
         if done.any():
             met[idx[done]] = k
-            border[idx[stop]] = True
             go = ~done
-            idx, cur, home = idx[go], nxt[go], home[go]
-            if not len(idx):
-                return met, border
+            idx, cur = idx[go], nxt[go]
         else:
             cur = nxt
-    return None, None
+    return met
 
 
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
