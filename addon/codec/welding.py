@@ -314,10 +314,10 @@ def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:
     """Give a Scene Mesh new corners over the vertices `source` picks: every per-vertex array
     (positions, attributes, shape keys, skin) follows."""
     mesh.corners = np.asarray(corners, np.uint32)
-    mesh.positions = mesh.positions[source]
-    mesh.vertex_attributes = {k: v[source] for k, v in mesh.vertex_attributes.items()}
+    mesh.positions = np.take(mesh.positions, source, axis=0)
+    mesh.vertex_attributes = {k: np.take(v, source, axis=0) for k, v in mesh.vertex_attributes.items()}
     for key in mesh.shape_keys:
-        key.positions = key.positions[source]
+        key.positions = np.take(key.positions, source, axis=0)
     if mesh.skin is not None:
         mesh.skin.joints, mesh.skin.weights = mesh.skin.joints[source], mesh.skin.weights[source]
 

@@ -89,7 +89,7 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     uv = tri.find(ids.TEX_VERTS)
     if uv is not None:
         uvs = _fit(uv.data, nv, "UV coordinates", warnings, uv.offset, path + "/UVS")
-        mesh.uv_layers["UVMap"] = uvs[corners].astype(np.float32)
+        mesh.uv_layers["UVMap"] = np.take(np.asarray(uvs, np.float32), corners, axis=0)
     vf = tri.find(ids.POINT_FLAG_ARRAY)
     if vf is not None:
         mesh.vertex_attributes["vertex_flags"] = _fit(vf.data.flags, nv, "vertex flags", warnings,
