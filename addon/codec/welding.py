@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 COS_SAME = 0.999          # corner normals closer than this count as the same
+COS_OFF = float(np.cos(np.radians(10)))    # a file normal further than this from the shading is reported
 
 # The welding is split in two: the codec welds and keeps the groups (Mesh.smoothing); the bridge,
 # once Blender has found the edges, marks the sharp ones and splits the points where faces meet
@@ -283,10 +284,12 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
     return new_of[welded].astype(np.uint32), source_all[used]
 
 
-def weld_by_normals(mesh, exact: bool) -> None:
+def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
     """For formats that store a vertex per (point, normal, UV): one vertex per point (equal in
     every shape key and skin weight too), the file's corner normals kept as custom normals
-    (exact) or as sharp edges where they differ across an edge, which Blender shades itself."""
+    (exact) or as sharp edges where they differ across an edge, which Blender shades itself.
+    Returns how many corners' file normals the sharp edges cannot give (off by more than
+    COS_OFF: the file's normals are not its faces' own, e.g. bent by hand), which `warnings` hears."""
     cols = [np.asarray(mesh.positions, np.float32).reshape(len(mesh.positions), -1)]
     cols += [np.asarray(k.positions, np.float32).reshape(len(mesh.positions), -1) for k in mesh.shape_keys]
     if mesh.skin is not None:
@@ -297,7 +300,7 @@ def weld_by_normals(mesh, exact: bool) -> None:
     corners, source = weld(np.hstack(cols), mesh.corners, mesh.faces)
     split_vertices(mesh, corners, source)
     if exact or mesh.normals is None or len(mesh.normals) != len(mesh.corners):
-        return
+        return 0
     n = np.asarray(mesh.normals, np.float32)
     e = edge_pairs(mesh.corners, next_corner(mesh.faces, len(mesh.corners)))
     # opposite windings: a meets b_next, a_next meets b
@@ -308,6 +311,15 @@ def weld_by_normals(mesh, exact: bool) -> None:
     sharp = np.zeros(len(mesh.corners), bool)
     sharp[e.a[~same]] = sharp[e.b[~same]] = True
     mesh.sharp_edges = sharp
+    if len(mesh.corners) != 3 * len(mesh.faces):
+        return 0
+    tris = np.asarray(mesh.corners, np.int64).reshape(-1, 3)
+    native = sharp_edge_normals(mesh.positions, tris, sharp, np.zeros(len(tris), bool), e, by_angle=True)
+    off = int((np.einsum("ij,ij->i", native, unit(n)) < COS_OFF).sum())
+    if off and warnings is not None:
+        warnings.warn(f"{mesh.name!r}: {off} of the file's corner normals are not what sharp edges can give "
+                      f"(more than 10 degrees off); import with Normals: Exact to keep them")
+    return off
 
 
 def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:
@@ -360,11 +372,19 @@ def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) ->
     return odd[v]
 
 
+def corner_angles(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """(C,) the angle of each triangle corner (Blender weights face normals by it)."""
+    p = np.take(np.asarray(positions, np.float32), tris, axis=0)           # (F, 3 corners, 3)
+    to_next = unit((np.roll(p, -1, axis=1) - p).reshape(-1, 3))
+    to_prev = unit((np.roll(p, 1, axis=1) - p).reshape(-1, 3))
+    return np.arccos(np.clip(np.einsum("ij,ij->i", to_next, to_prev), -1.0, 1.0))
+
+
 def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarray, flat: np.ndarray,
-                       edges: Edges) -> np.ndarray:
-    """(C, 3) the corner normals that sharp edges and flat faces give (area weighted, as the
-    smoothing-group normals are, so that only the grouping differs): the sum over each
-    smooth fan of edge-connected faces."""
+                       edges: Edges, by_angle: bool = False) -> np.ndarray:
+    """(C, 3) the corner normals that sharp edges and flat faces give: the sum over each smooth
+    fan of edge-connected faces, area weighted (as the smoothing-group normals are, so that only
+    the grouping differs), or by_angle as Blender weights them."""
     fn = face_normals(positions, tris)
     n = len(tris) * 3
     face_of = np.repeat(np.arange(len(tris)), 3)
@@ -372,6 +392,8 @@ def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarra
             & edges.manifold)
     labels = fan_labels(n, edges, join)
     rows = np.repeat(fn, 3, axis=0)
+    if by_angle:
+        rows = unit(rows) * corner_angles(positions, tris)[:, None].astype(np.float32)
     acc = np.empty((n, 3), np.float32)
     for k in range(3):
         acc[:, k] = np.bincount(labels, rows[:, k], minlength=n)

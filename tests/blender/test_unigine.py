@@ -33,6 +33,15 @@ def _two_surfaces():
     return mesh_file(surfaces=[a, (surface_header("metal"), geo)])
 
 
+def test_default_import_reports_file_normals_it_cannot_keep(clean, tmp_path, capfd):
+    (tmp_path / "two.mesh").write_bytes(_two_surfaces())
+    _import(tmp_path / "two.mesh")
+    assert "3 of the file's corner normals are not what sharp edges can give" in capfd.readouterr().out
+    (tmp_path / "fold.mesh").write_bytes(_fold())
+    _import(tmp_path / "fold.mesh")
+    assert "corner normals" not in capfd.readouterr().out
+
+
 def test_import_surfaces_uvs_normals(clean, tmp_path):
     (tmp_path / "two.mesh").write_bytes(_two_surfaces())
     _import(tmp_path / "two.mesh", normals="EXACT")          # the file's own normals, which face away

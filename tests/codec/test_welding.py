@@ -73,3 +73,31 @@ def test_affine_inverse_is_the_inverse():
         assert axes.det3(m[:3, :3]) == pytest.approx(np.linalg.det(m[:3, :3]))
     with pytest.raises(np.linalg.LinAlgError):
         axes.affine_inverse(np.zeros((4, 4)))
+
+
+def _cube(normals_at):
+    from addon.codec.scene import Mesh
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS
+    pts = np.asarray(CUBE_POINTS, np.float32)
+    m = Mesh.from_triangles("cube", pts[CUBE_TRIS.ravel()], np.arange(36).reshape(-1, 3))   # 3 vertices a face
+    m.normals = normals_at(pts)[CUBE_TRIS.ravel()]
+    return m, CUBE_TRIS.ravel()
+
+
+def test_weld_by_normals_reports_file_normals_that_sharp_edges_cannot_give():
+    from addon.codec.errors import Warnings
+    outward = lambda p: (p - p.mean(0)) / np.linalg.norm(p - p.mean(0), axis=1, keepdims=True)
+    m, _ = _cube(outward)                           # smooth: Blender's own (angle-weighted) normals
+    w = Warnings()
+    assert welding.weld_by_normals(m, False, w) == 0 and not w.as_list() and len(m.positions) == 8
+
+    def bent(p):                                    # one point's normal turned 45 degrees off
+        n = outward(p)
+        n[0] = np.cross(n[0], [0, 0, 1]) + n[0]
+        return n / np.linalg.norm(n, axis=1, keepdims=True)
+    m, stored = _cube(bent)
+    w = Warnings()
+    assert welding.weld_by_normals(m, False, w) == int((stored == 0).sum())
+    assert "Exact" in w.as_list()[0]
+    m, _ = _cube(bent)
+    assert welding.weld_by_normals(m, True, Warnings()) == 0          # exact keeps them: nothing lost

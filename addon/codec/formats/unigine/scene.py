@@ -201,7 +201,7 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
         if opts.normals != "KEEP":
             # coordinate vertices split where surfaces meet (and where an exporter split them for a
             # normal or UV): welded, with the file's tangent frames kept per corner for export
-            weld_by_normals(mesh, opts.normals == "EXACT")
+            weld_by_normals(mesh, opts.normals == "EXACT", warnings)
         scene.meshes.append(mesh)
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
     _each_alone(scene)
