@@ -127,8 +127,8 @@ def edge_pairs(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray | None 
         n_edges = int(key.max()) + 1 if len(key) else 0
         count = np.bincount(key, minlength=n_edges)
         if not (count > 2).any():
-            idx = np.arange(len(key))
-            first, last = np.empty(n_edges, np.int64), np.empty(n_edges, np.int64)
+            idx = np.arange(len(key), dtype=np.int32)        # int32: half the memory traffic
+            first, last = np.empty(n_edges, np.int32), np.empty(n_edges, np.int32)
             first[key[::-1]] = idx[::-1]            # the last write wins: the lowest corner
             last[key] = idx
             two = np.flatnonzero(count == 2)
@@ -181,14 +181,14 @@ def several_fans(corners: np.ndarray, e: Edges, n_vertices: int) -> bool:
         return False
     if not e.manifold.all() or e.flipped.any():
         return True
-    own = np.arange(len(v))                          # the corner across the edge a corner starts
+    own = np.arange(len(v), dtype=np.int32)          # the corner across the edge a corner starts
     own[e.a], own[e.b] = e.b_next, e.a_next
     inner = np.zeros(len(v), bool)                   # the edge a corner ends has a second face
     inner[e.a_next] = inner[e.b_next] = True
     faces = np.bincount(v, minlength=n_vertices)
-    start = np.empty(n_vertices, np.int64)
-    start[v] = np.arange(len(v))
-    border = np.flatnonzero(~inner)
+    start = np.empty(n_vertices, np.int32)
+    start[v] = np.arange(len(v), dtype=np.int32)
+    border = np.flatnonzero(~inner).astype(np.int32)
     start[v[border]] = border
     start = start[faces > 0]
     return bool((_walk(own, start, faces[v[start]]) != faces[v[start]]).any())
