@@ -45,7 +45,8 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     me.loops.add(len(corners))
     me.polygons.add(len(starts))
     # the attribute API takes each array in one copy; the per-element collections are much slower
-    me.attributes["position"].data.foreach_set("vector", pos.ravel())
+    if len(pos):          # a mesh without vertices (a biped "bone" object) has no position attribute
+        me.attributes["position"].data.foreach_set("vector", pos.ravel())
     corner_vert = me.attributes.get(".corner_vert")
     (corner_vert.data if corner_vert is not None else me.loops).foreach_set(
         "value" if corner_vert is not None else "vertex_index", corners)
