@@ -7,8 +7,7 @@ import pytest
 import bpy
 from tests.odd_geometry import DROPPED, KEPT, POINTS, WRITERS
 
-OPERATORS = {"3ds": bpy.ops.import_scene.studio3ds, "unreal": bpy.ops.import_scene.unreal_vertex_mesh,
-             "unigine": bpy.ops.import_scene.unigine_mesh, "u3d": bpy.ops.import_scene.ultimate3d}
+OPERATORS = {"3ds": "studio3ds", "unreal": "unreal_vertex_mesh", "unigine": "unigine_mesh", "u3d": "ultimate3d"}
 # (name of the mesh with odd faces, names of the meshes with nothing to draw)
 EXPECT = {"3ds": ("Odd", ["Bone", "NoFaces"]), "unreal": ("odd", []), "unigine": ("odd", []),
           "u3d": ("odd", ["empty", "nofaces"])}
@@ -18,7 +17,7 @@ EXPECT = {"3ds": ("Odd", ["Bone", "NoFaces"]), "unreal": ("odd", []), "unigine":
 def test_degenerate_faces_and_empty_meshes_import(clean, tmp_path, capfd, fmt):
     path = WRITERS[fmt](tmp_path)
     capfd.readouterr()
-    assert OPERATORS[fmt](filepath=str(path)) == {"FINISHED"}
+    assert getattr(bpy.ops.import_scene, OPERATORS[fmt])(filepath=str(path)) == {"FINISHED"}
     console = capfd.readouterr().out
     odd_name, empty_names = EXPECT[fmt]
     meshes = {o.name: o for o in clean.scene.objects if o.type == "MESH"}

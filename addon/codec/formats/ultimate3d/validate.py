@@ -83,7 +83,7 @@ def _check_meshes(model: Model, meshes: list[Mesh], offsets, warnings: Warnings)
             if owner is None:
                 raise _err("TrianglesOwned is false but no earlier frame-0 mesh with the same iLOD and "
                            "iMeshPerFrame has indices", m, offsets, path)
-            if int(owner.triangles.max(initial=-1)) >= len(m.positions) or owner.n_triangle != m.n_triangle:
+            if int(owner.triangles.max(initial=0)) >= len(m.positions) or owner.n_triangle != m.n_triangle:
                 raise _err("the shared frame-0 indices do not fit this mesh", m, offsets, path)
         if m.bone_indices is not None:
             used = m.bone_indices[:, :h.n_skin_weight + 1]
