@@ -4,6 +4,7 @@
     python3 build.py                 build dist/legacy_game_formats-<version>.zip and prove it in Blender
     python3 build.py test [ARGS]     build, then run the whole pytest suite on real Blender (bpy)
     python3 build.py bench           build, then print the benchmark table
+    python3 build.py fuzz [ARGS]     mutation-fuzz every importer (tests/fuzz.py; --minutes, --format, --seed)
     --bpy VERSION                    use another pinned bpy (CI runs 4.2 and 5.0 too)
 
 Each command first bootstraps a local virtual environment from pinned
@@ -148,7 +149,9 @@ def main(argv: list[str]) -> int:
         bpy_version = BPY_PINS.get(argv[i + 1], argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
     bootstrap(bpy_version, sys.argv[1:])
-    command, rest = (argv[0], argv[1:]) if argv and argv[0] in ("test", "bench", "zip") else ("build", argv)
+    command, rest = (argv[0], argv[1:]) if argv and argv[0] in ("test", "bench", "zip", "fuzz") else ("build", argv)
+    if command == "fuzz":          # the Blender-free codec only: no zip needed
+        return subprocess.call([sys.executable, str(ROOT / "tests" / "fuzz.py"), *rest], cwd=ROOT)
     zip_path = build()
     print(f"built {zip_path.relative_to(ROOT)} "
           f"({zip_path.stat().st_size // 1024} KiB, sha256 {hashlib.sha256(zip_path.read_bytes()).hexdigest()[:16]})")
