@@ -15,7 +15,12 @@ from ...errors import FormatError, Warnings
 from . import files, ucscript
 from .model import (ANIM_HEADER_SIZE, BYTES_PER_VERTEX, DEUS_EX, HEADER_SIZE, STANDARD, TRIANGLE,
                     AnimationFile, GeometryFile, Script, UnrealMesh)
-from .packing import is_deus_ex, vertices_present
+from .packing import is_deus_ex, stored_vertices, vertices_present
+
+
+# frames whose stride stores fewer vertices than the mesh has still give every vertex a position in
+# every frame: (frames x vertices x 12 bytes) may exceed the file only by this much
+MAX_GROWTH, MAX_EXTRA = 32, 16 << 20
 
 
 def read_geometry(data: bytes, warnings: Warnings) -> GeometryFile:
@@ -56,7 +61,18 @@ def read_animation(data: bytes, num_verts: int, warnings: Warnings) -> tuple[Ani
     variant = DEUS_EX if is_deus_ex(frames, frame_size, num_verts) else STANDARD
     body = whole * frame_size + len(trailing)
     have = vertices_present(body, whole, frame_size, variant, num_verts)
-    if have < num_verts:
+    stored = stored_vertices(frame_size, variant, num_verts)
+    if whole and stored < num_verts and whole * num_verts * 12 > MAX_GROWTH * len(data) + MAX_EXTRA:
+        raise FormatError(f"FrameSize {frame_size} stores {stored} of the {num_verts} vertices per frame: "
+                          f"{whole} frames would need {whole * num_verts * 12 >> 20} MB from a file of "
+                          f"{len(data)} bytes", 2, "_a.3d/HEADER")
+    if stored < num_verts and whole > 1:
+        kept = "keep the position the last frame gives them" if have > stored else "stay at the origin"
+        warnings.warn(f"FrameSize {frame_size} stores {stored} of the {num_verts} vertices per frame; "
+                      f"the {num_verts - stored} unused ones {kept}"
+                      + ("" if have >= num_verts else f" ({num_verts - have} are at the origin in every frame)"),
+                      2, "_a.3d/HEADER")
+    elif have < num_verts:
         warnings.warn(f"FrameSize {frame_size} and the file's {body} bytes of frames hold "
                       f"{have} of the {num_verts} vertices of the last frame; the others are placed at the origin",
                       2, "_a.3d/HEADER")
