@@ -39,7 +39,7 @@ ASSETS = ROOT / "test_assets"
 CASES = ROOT / "tests" / "fuzz_cases"
 TIME_LIMIT = 2.0                    # seconds per input (the hang limit)
 HARD_LIMIT = 10.0                   # the worker is killed when even the alarm cannot stop it
-MEMORY_FLOOR = 256 << 20            # bytes any input may allocate, above what the worker already holds
+MEMORY_FLOOR = 128 << 20            # bytes any input may allocate, above what the worker already holds
 MEMORY_PER_BYTE = 64                # ... plus this many bytes per input byte
 INTERESTING = [0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 0x3FFF, 0x4000, 0x7FFF,
                0x8000, 0xFFFE, 0xFFFF, 0x10000, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF]
