@@ -97,3 +97,34 @@ def test_uc_warning_quotes_a_long_line_briefly():
     ucscript.parse(b"#exec MESH IMPORT " + b"a" * 100_000, w)
     (warning,) = w.as_list()
     assert len(warning) < 200 and "..." in warning
+
+
+def _v1_lods_and_frames(lod1_frame1_points=3):
+    from tests.codec.u3d_fixtures import v1_header, v1_material, v1_mesh
+    quad = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)]
+    tri = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
+    up = [(x, y, 1) for x, y, _ in quad]
+    return (v1_header(n_mesh=4, n_frame=2, n_lod=2, levels=(0.5,), dist_sq=(100.0,))
+            + v1_mesh("hi", quad, tris=((0, 1, 2), (0, 2, 3)), frame=0, lod=1.0)
+            + v1_mesh("lo", tri, tris=((0, 1, 2),), frame=0, lod=0.5)
+            + v1_mesh("hi", up, tris=((0, 0, 0), (0, 0, 0)), frame=1, lod=1.0, owned=0)
+            + v1_mesh("lo", [(x, y, 1) for x, y, _ in tri][:lod1_frame1_points], tris=((0, 0, 0),), frame=1,
+                      lod=0.5, owned=0)
+            + v1_material())
+
+
+def test_u3d_v1_frames_share_indices_with_frame_0_of_their_own_lod(tmp_path):
+    """LoD 1's frame 1 has 3 vertices: it is checked against LoD 1's frame 0 (indices up to 2),
+    not against the first mesh of the file (indices up to 3), as the import reads it."""
+    (tmp_path / "lods.u3d").write_bytes(_v1_lods_and_frames())
+    scene = load(tmp_path / "lods.u3d")
+    sizes = sorted((len(m.positions), len(m.faces)) for m in scene.meshes)
+    assert sizes[0] == (3, 1) and sizes[-1] == (4, 2)
+    assert any(m.shape_keys for m in scene.meshes)
+
+
+def test_u3d_v1_frame_whose_own_lod_indices_do_not_fit_is_refused(tmp_path):
+    from addon.codec.errors import FormatError
+    (tmp_path / "bad.u3d").write_bytes(_v1_lods_and_frames(lod1_frame1_points=2))
+    with pytest.raises(FormatError, match=r"frame-0 mesh's indices do not fit .*MESH\[3\] \(LoD 1, frame 1"):
+        load(tmp_path / "bad.u3d")
