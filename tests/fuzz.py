@@ -253,7 +253,15 @@ def mutate(rng: random.Random, case: Case, others: list[bytes]) -> Case:
         ([_uc_text] * 8 if case.victim.lower().endswith(".uc") else [])
     for _ in range(rng.choice((1, 1, 2, 3, 4))):
         rng.choice(pool)(rng, b, case, others)
-    return case.with_victim(bytes(b))
+    out = case.with_victim(bytes(b))
+    partners = [n for n in case.files if n != case.victim and not n.lower().endswith(".uc")]
+    if partners and rng.random() < 0.25:
+        # files that lie together (a vertex count in one, a frame size in the other)
+        name = rng.choice(partners)
+        other = bytearray(out.files[name])
+        _integer(rng, other, case, others)
+        out.files[name] = bytes(other)
+    return out
 
 
 # ---------------------------------------------------------------------------
