@@ -50,16 +50,16 @@ def usable_name(name: str) -> bool:
 
 def is_file(path: str | Path) -> bool:
     """Path.is_file(), but False (never OSError or ValueError) for names the OS rejects."""
-    p = Path(path)
-    try:
-        return usable_name(p.name) and p.is_file()
-    except (OSError, ValueError):
-        return False
+    return _test(path, Path.is_file)
 
 
 def is_dir(path: str | Path) -> bool:
+    return _test(path, Path.is_dir)
+
+
+def _test(path: str | Path, test) -> bool:
     p = Path(path)
     try:
-        return usable_name(p.name) and p.is_dir()
+        return usable_name(p.name) and test(p)
     except (OSError, ValueError):
         return False
