@@ -5,6 +5,7 @@
     python3 build.py test [ARGS]     build, then run the whole pytest suite on real Blender (bpy)
     python3 build.py bench           build, then print the benchmark table
     python3 build.py fuzz [ARGS]     mutation-fuzz every importer (tests/fuzz.py; --minutes, --format, --seed)
+    python3 build.py wheel           write dist/legacy_game_formats-<version>-py3-none-any.whl (the codec and `lgf`)
     --bpy VERSION                    use another pinned bpy (CI runs 4.2 and 5.0 too)
     test --numpy 2 [ARGS]            the Blender-free codec tests (default tests/codec) on numpy 2,
                                      in their own .venv-np2 without bpy
@@ -31,9 +32,10 @@ BPY_PINS = {"4.2": "4.2.23", "4.5": "4.5.4", "5.0": "5.0.1"}
 # Wheels bundled inside the extension, one per Blender platform (AES for encrypted .u3d).
 BUNDLED = "pycryptodome==3.23.0"
 # The codec tests run on plain Python, so they need the bundled library too.
-PINS = ["numpy==1.26.4", "pytest==8.3.5", "fake-bpy-module==20250604", BUNDLED]
+# dask[distributed]: the `lgf convert --dask` test runs a LocalCluster.
+PINS = ["numpy==1.26.4", "pytest==8.3.5", "fake-bpy-module==20250604", BUNDLED, "dask[distributed]==2026.8.0"]
 # The codec alone on numpy 2 (Blender ships 1.26; the codec must run on both).
-NUMPY2_PINS = ["numpy==2.2.6", "pytest==8.3.5", BUNDLED]
+NUMPY2_PINS = ["numpy==2.2.6", "pytest==8.3.5", BUNDLED, "dask[distributed]==2026.8.0"]
 WHEEL_PLATFORMS = ["manylinux_2_17_x86_64", "manylinux_2_17_aarch64", "macosx_10_9_universal2", "win_amd64"]
 BLENDER_PLATFORMS = ["linux-x64", "linux-arm64", "macos-arm64", "macos-x64", "windows-x64"]
 
@@ -131,6 +133,51 @@ def _build_in(work: Path, manifest: dict) -> Path:
 
 
 # ---------------------------------------------------------------------------
+# The wheel: the codec alone, as the package legacy_game_formats_codec, with `lgf`
+# ---------------------------------------------------------------------------
+WHEEL_PACKAGE = "legacy_game_formats_codec"
+WHEEL_EXTRAS = {"crypto": ["pycryptodome>=3.20"], "dask": ["dask[distributed]>=2024.1"]}
+
+
+def build_wheel(dist: Path | None = None) -> Path:
+    """Written directly as a zip (a wheel is one): no build backend to install, and byte-reproducible."""
+    import base64
+    import zipfile
+    manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
+    name, version = manifest["id"], manifest["version"]
+    info = f"{name}-{version}.dist-info"
+    files: dict[str, bytes] = {}
+    for src in sorted((ROOT / "addon" / "codec").rglob("*.py")):
+        if "__pycache__" not in src.parts:
+            files[f"{WHEEL_PACKAGE}/{src.relative_to(ROOT / 'addon' / 'codec').as_posix()}"] = src.read_bytes()
+    files[f"{WHEEL_PACKAGE}/_version.py"] = f'VERSION = "{version}"\n'.encode()
+    extras = "".join(f"Provides-Extra: {x}\n" + "".join(f'Requires-Dist: {r}; extra == "{x}"\n' for r in reqs)
+                     for x, reqs in WHEEL_EXTRAS.items())
+    files[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        f"Summary: {manifest['tagline']}: the Blender-free codec and the lgf converter\n"
+        f"License: GPL-3.0-or-later\nRequires-Python: >=3.11\nRequires-Dist: numpy>=1.26\n{extras}"
+        f"Description-Content-Type: text/markdown\n\n{(ROOT / 'README.md').read_text(encoding='utf-8')}").encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: build.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{info}/entry_points.txt"] = f"[console_scripts]\nlgf = {WHEEL_PACKAGE}.cli:main\n".encode()
+    files[f"{info}/LICENSE"] = (ROOT / "LICENSE").read_bytes()
+    record = [f"{n},sha256={base64.urlsafe_b64encode(hashlib.sha256(b).digest()).rstrip(b'=').decode()},{len(b)}"
+              for n, b in files.items()]
+    files[f"{info}/RECORD"] = ("\n".join(record + [f"{info}/RECORD,,"]) + "\n").encode()
+    dist = dist or ROOT / "dist"
+    dist.mkdir(parents=True, exist_ok=True)
+    out = dist / f"{name}-{version}-py3-none-any.whl"
+    tmp = out.with_suffix(".tmp")
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, b in files.items():
+            entry = zipfile.ZipInfo(n, date_time=(1980, 1, 1, 0, 0, 0))
+            entry.external_attr = 0o644 << 16
+            z.writestr(entry, b, zipfile.ZIP_DEFLATED)
+    os.replace(tmp, out)
+    return out
+
+
+# ---------------------------------------------------------------------------
 def prove(zip_path: Path) -> int:
     """Install the zip into an isolated Blender user folder and use it."""
     return subprocess.call([sys.executable, str(ROOT / "tests" / "prove_zip.py"), str(zip_path)])
@@ -152,6 +199,10 @@ def main(argv: list[str]) -> int:
         i = argv.index("--bpy")
         bpy_version = BPY_PINS.get(argv[i + 1], argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
+    if argv[:1] == ["wheel"]:          # plain Python is enough: no Blender, no venv
+        out = build_wheel()
+        print(f"built {out.relative_to(ROOT)} ({out.stat().st_size // 1024} KiB)")
+        return 0
     if "--numpy" in argv:
         i = argv.index("--numpy")
         if argv[i + 1] != "2" or not argv or argv[0] != "test":

@@ -12,7 +12,11 @@ nor a bulk getter, so both export floors read them with the one bulk pass
 Blender allows, the geometry-nodes copy that the bridge also uses
 (bridge/weights.py). Each figure is the best of three.
 
-    python3 build.py bench [--quick] [bridge|parse|3ds|unreal|u3d|unigine ...]
+    python3 build.py bench [--quick] [bridge|parse|3ds|unreal|u3d|unigine|lgf ...]
+
+The `lgf` row (tests/bench_cli.py) converts a generated tree of 1,000 small
+files with the command line, in files per second, beside reading and writing
+the same bytes alone.
 """
 from __future__ import annotations
 
@@ -210,6 +214,9 @@ def main(argv: list[str]) -> int:
         if only and not any(o in fn.__name__ for o in only):
             continue
         fn(lgf, bench_format, quick)
+    if not only or "lgf" in only:
+        from tests.bench_cli import bench_cli
+        bench_cli(200 if quick else 1000)
     print()
     print(f"| {'row':<52} | {'time ms':>9} | {'floor ms':>9} | {'ratio':>5} | {'attr floor ms':>13} | {'ratio':>5} |")
     print(f"|{'-' * 54}|{'-' * 11}|{'-' * 11}|{'-' * 7}|{'-' * 15}|{'-' * 7}|")

@@ -19,6 +19,7 @@ class CollectOptions:
     use_visible: bool = False
     use_active_collection: bool = False
     collection: str = ""                  # Collection Exporter: only this collection's objects
+    use_active_object: bool = False       # only the active object (within the limits above)
     apply_modifiers: bool = True
     triangulate: bool = True
     global_matrix: tuple = tuple(map(tuple, np.eye(4)))   # Blender -> file axes and scale
@@ -42,6 +43,8 @@ def objects_in_scope(context, o: CollectOptions) -> list:
         objs = [ob for ob in objs if ob.select_get()]
     if o.use_visible:
         objs = [ob for ob in objs if ob.visible_get()]
+    if o.use_active_object:
+        objs = [ob for ob in objs if ob == context.view_layer.objects.active]
     return [ob for ob in objs if ob.type in o.object_types]
 
 

@@ -13,7 +13,7 @@ import bpy
 import numpy as np
 
 from ..codec.scene import Image, Material, TextureSlot
-from . import props
+from . import material_blend, props
 
 _INPUT = {
     "base_color": "Base Color",
@@ -99,6 +99,7 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
             nt.links.new(base_nodes[1][1].outputs["Color"], mix.inputs["B"])
             out = mix.outputs["Result"]
         nt.links.new(out, bsdf.inputs["Base Color"])
+    material_blend.apply(mat, m.blend, m.alpha)
     props.store(mat, m.extras)
     return mat
 

@@ -14,7 +14,7 @@ from .fileio import write_atomically
 from .registry import FormatSpec, find_format, registered_formats
 from .scene import Scene
 
-__all__ = ["load", "save", "check", "info", "read_model", "options_for",
+__all__ = ["load", "save", "encode", "check", "info", "read_model", "options_for",
            "CodecError", "FormatError", "UnsupportedFeature", "WrongPassword", "Scene", "registered_formats"]
 
 
@@ -57,14 +57,20 @@ def load(path: str | Path, fmt: str = "", **options) -> Scene:
     return scene
 
 
-def save(scene: Scene, path: str | Path, fmt: str = "", **options) -> list[str]:
-    """Write a Scene; returns the warnings. The write is atomic."""
+def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[dict[Path, bytes], list[str]]:
+    """The bytes of every file that saving `scene` as `path` writes, and the warnings; nothing is written."""
     p = Path(path)
     spec = find_format(p, fmt, for_write=True)
     warnings = Warnings()
     model = spec.from_scene(scene, options_for(spec.export_options, options), warnings)
-    write_atomically(spec.encode(model, p))
-    return warnings.as_list()
+    return spec.encode(model, p), warnings.as_list()
+
+
+def save(scene: Scene, path: str | Path, fmt: str = "", **options) -> list[str]:
+    """Write a Scene; returns the warnings. The write is atomic."""
+    files, warnings = encode(scene, path, fmt, **options)
+    write_atomically(files)
+    return warnings
 
 
 @dataclass

@@ -6,6 +6,7 @@ from_scene. Everything else (load, save, check, info, convert) is generic.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
@@ -30,10 +31,23 @@ class FormatSpec:
     export_options: type                        # frozen dataclass of export options
     sources: Callable[[Path], list[Path]] = field(default=lambda p: [p])   # the files a read consumed (for check)
     version: Callable[[Any], str] = field(default=lambda m: "")
+    # for folder trees: the name a file's set goes by, and whether a file is only read through another
+    set_name: Callable[[Path], str] = field(default=lambda p: p.name[:p.name.rfind(".")] if "." in p.name else p.name)
+    partner: Callable[[Path], bool] = field(default=lambda p: False)
+    main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
+
+    def main_output(self, folder: Path, set_name: str) -> Path:
+        return Path(folder) / f"{set_name}{self.main_suffix or self.extensions[0]}"
 
 
 def registered_formats() -> dict[str, FormatSpec]:
     # not named formats(): importing the formats subpackage would shadow it on the package
+    return dict(_scan())
+
+
+@functools.cache
+def _scan() -> dict[str, FormatSpec]:
+    """The format packages, found once per process (a batch asks for every file)."""
     pkg = importlib.import_module(f"{__package__}.formats")
     out: dict[str, FormatSpec] = {}
     for mod in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):

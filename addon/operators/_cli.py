@@ -6,9 +6,12 @@ import bpy
 _handle = None
 
 
+PROG = "blender -c legacy_game_formats"
+
+
 def _run(argv: list[str]) -> int:
-    from ..codec.__main__ import main
-    return main(argv)
+    from ..codec.cli import main
+    return main(argv, prog=PROG)
 
 
 def register():

@@ -42,7 +42,9 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
     check_extension = None               # X_d.3d, X_a.3d, X.3d and X.uc are all valid targets
     bake_vertices = True                 # one absolute shape key per frame, from the evaluated depsgraph
     filter_glob: StringProperty(default=_GLOB, options={"HIDDEN"})
-    variant: EnumProperty(name="Format", default="STANDARD", items=(
+    variant: EnumProperty(name="Format", default="AS_IMPORTED", items=(
+        ("AS_IMPORTED", "As Imported", "The packing the mesh was imported with (Standard for a mesh made in "
+                                       "Blender); the import's UNMIRROR is kept too"),
         ("STANDARD", "Standard (packed)", "Unreal / Unreal Tournament: 11/11/10-bit packed vertices"),
         ("DEUS_EX", "Deus Ex (16-bit)", "Deus Ex: 16-bit vertices, at most 8191")))
     scale: FloatProperty(name="Vertex Scale", default=1.0, min=0.0, soft_max=100.0,
@@ -64,6 +66,9 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
     texture_group: StringProperty(name="Texture Group", default="Skins")
     texture_prefix: StringProperty(name="Texture Prefix", default="",
                                    description="Prefix for the texture names in the script")
+    use_active_object: BoolProperty(name="Active Object Only", default=False,
+                                    description="Write only the active object; off: every mesh object within the "
+                                                "limits is merged into the one Unreal mesh")
 
     def collect(self, context):
         # a mesh moved only by its own shape keys is mixed in bulk; anything else is baked frame by frame
@@ -78,7 +83,7 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
 
     def collect_options(self) -> bridge.CollectOptions:
         from dataclasses import replace
-        o = super().collect_options()
+        o = replace(super().collect_options(), use_active_object=self.use_active_object)
         if self.use_scene_range:
             return o                     # None, None: the bake covers the scene's range
         # as given: an end before the start bakes nothing, and the codec says so
@@ -86,6 +91,14 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
             raise UnsupportedFeature(f"frames {self.frame_start}..{self.frame_end}: the format holds at most "
                                      f"{MAX_FRAMES} frames")
         return replace(o, frame_start=self.frame_start, frame_end=self.frame_end)
+
+
+    def draw(self, context):
+        ExportOperator.draw(self, context)
+        if not self.collection:
+            box = self.layout.box()
+            box.label(text="Objects")
+            box.prop(self, "use_active_object")
 
 
 def _add_sequence_details(ranges: list[dict]) -> None:

@@ -148,3 +148,19 @@ def test_bundled_wheel_is_installed_with_the_extension(lgf):
     from pathlib import Path
     site = Path(bpy.utils.user_resource("EXTENSIONS")) / ".local" / "lib" / "python3.11" / "site-packages"
     assert (site / "Crypto" / "Cipher").is_dir(), f"pycryptodome from the zip's wheels/ is not in {site}"
+
+
+def test_cli_command_takes_lgf_arguments_folders_and_jobs(lgf, tmp_path, capsys):
+    from importlib import import_module
+    from tests.codec.cli_tree import make_tree
+    cli = import_module(f"{lgf.__name__}.operators._cli")
+    with pytest.raises(SystemExit):
+        cli._run(["--help"])
+    assert capsys.readouterr().out.startswith("usage: blender -c legacy_game_formats ")
+    src = make_tree(tmp_path / "src")
+    # -j 2: worker processes import the installed extension as a plain package
+    assert cli._run(["convert", str(src), "--to", "u3d", "-d", str(tmp_path / "out"), "-j", "2",
+                     "--report", str(tmp_path / "r.json")]) == 1                 # one bad file in the tree
+    got = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.u3d"))
+    assert got == ["props/cube_v2.u3d", "props/grid_static.u3d", "ships/CUBE.u3d", "ships/deep/box.u3d"]
+    assert cli._run(["convert", "a.3ds", "--to", "nope", "-d", "x"]) == 2

@@ -172,7 +172,7 @@ def test_script_round_trip_keeps_sequences_rate_group_notifies(clean, tmp_path):
     assert "#exec MESH SEQUENCE MESH=anim SEQ=All STARTFRAME=0 NUMFRAMES=6" in text
     assert "#exec MESH SEQUENCE MESH=anim SEQ=Walk STARTFRAME=1 NUMFRAMES=4 RATE=15 GROUP=Moving" in text
     assert "#exec MESH NOTIFY MESH=anim SEQ=Walk TIME=0.5 FUNCTION=Footstep" in text
-    assert "#exec MESH ORIGIN MESH=anim X=0 Y=0 Z=0 YAW=64 PITCH=0 ROLL=0" in text
+    assert "#exec MESH ORIGIN MESH=anim X=0 Y=0 Z=0 YAW=64\n" in text
     assert "#exec MESHMAP SCALE MESHMAP=anim X=0.25 Y=0.25 Z=0.5" in text
     assert "#exec TEXTURE IMPORT NAME=Jskin FILE=Textures\\skin.pcx GROUP=Skins" in text     # not found: kept as named
     assert (tmp_path / "Out" / "Models" / "anim_d.3d").read_bytes() == d
@@ -412,11 +412,12 @@ def test_mesh_origin_pitch_and_roll(clean, tmp_path):
     write_set(tmp_path / "p", "r", d, a, head + "#exec MESH ORIGIN MESH=r X=0 Y=0 Z=0 PITCH=64\n")
     ob = _import(tmp_path / "p" / "r_d.3d")
     np.testing.assert_allclose(evaluated_positions(ob, world=True)[1], [0, 0, 1], atol=1e-6)
-    # ROLL=64 turns engine Y toward Z: vertex 2 (raw Y 8 = Blender (0, -1, 0)) ends up at +Z
+    # ROLL=64 turns engine Z toward Y (the engine's roll matrix): vertex 2 (raw Y 8 = Blender
+    # (0, -1, 0)) ends up at engine -Z
     bpy.ops.wm.read_homefile(use_empty=True)
     write_set(tmp_path / "q", "r", d, a, head + "#exec MESH ORIGIN MESH=r X=0 Y=0 Z=0 ROLL=64\n")
     ob = _import(tmp_path / "q" / "r_d.3d")
-    np.testing.assert_allclose(evaluated_positions(ob, world=True)[2], [0, 0, 1], atol=1e-6)
+    np.testing.assert_allclose(evaluated_positions(ob, world=True)[2], [0, 0, -1], atol=1e-6)
     # all three written back as read
     bpy.ops.wm.read_homefile(use_empty=True)
     write_set(tmp_path / "s", "r", d, a, head + "#exec MESH ORIGIN MESH=r X=8 Y=-16 Z=4 YAW=16 PITCH=32 ROLL=-16\n")

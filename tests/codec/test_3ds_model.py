@@ -49,7 +49,7 @@ def test_cli_check_reports_the_negative_files_as_format_errors():
     bad = [str(p) for p in CORPUS if p.name in ("wrong.3ds", "empty.3ds")]
     r = subprocess.run([sys.executable, "-m", "addon.codec", "check", *bad], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 1
-    assert r.stdout.count("FAIL") == 2 and r.stdout.count("FormatError") == 2
+    assert r.stderr.count("FAIL") == 2 and r.stderr.count("FormatError") == 2   # errors go to stderr
 
 
 def test_unknown_chunks_and_unknown_bytes_are_kept():

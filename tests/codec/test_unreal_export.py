@@ -95,7 +95,7 @@ def test_script_transform_round_trips(tmp_path):
     assert out[models / "anim_d.3d"] == d and out[models / "anim_a.3d"] == a
     text = out[tmp_path / "Out" / "Classes" / "anim.uc"].decode()
     assert "#exec MESH IMPORT MESH=anim ANIVFILE=MODELS\\anim_a.3d DATAFILE=MODELS\\anim_d.3d" in text
-    assert "#exec MESH ORIGIN MESH=anim X=8 Y=16 Z=-4 YAW=64 PITCH=0 ROLL=0" in text
+    assert "#exec MESH ORIGIN MESH=anim X=8 Y=16 Z=-4 YAW=64\r\n" in text          # zero angles left out
     assert "#exec MESHMAP SCALE MESHMAP=anim X=0.05 Y=0.1 Z=0.2" in text
     assert "#exec MESH SEQUENCE MESH=anim SEQ=Walk STARTFRAME=1 NUMFRAMES=4 RATE=15 GROUP=Moving" in text
     assert "#exec MESH SEQUENCE MESH=anim SEQ=Still STARTFRAME=0 NUMFRAMES=1" in text

@@ -64,7 +64,7 @@ def test_uvs_and_face_attributes(tmp_path):
     names = [s.materials[i].name for i in m.materials]
     assert names == ["skin0", "skin3"]
     assert m.face_material.tolist() == [1, 0]
-    assert s.materials[m.materials[1]].blend == "BLEND"        # translucent
+    assert s.materials[m.materials[1]].blend == "ADD"          # translucent: the engine adds it
     assert s.materials[m.materials[0]].two_sided is True       # two-sided
 
 

@@ -104,3 +104,33 @@ def pcx_skin() -> bytes:
 
 # top row first, as the file holds them
 PCX_SKIN_ROWS = [[(255, 0, 0), (255, 0, 0), (0, 0, 255)], [(10, 20, 30), (0, 255, 0), (0, 255, 0)]]
+
+
+def masked_pcx() -> bytes:
+    """2 x 1, 8-bit: index 0 (palette white, not black: alpha must come from the index) and index 5."""
+    palette = bytearray(768)
+    palette[0:3] = b"\xff\xff\xff"
+    palette[15:18] = b"\x10\x20\x30"
+    return pcx_header(2, 1, 8, 1, 2) + bytes([0, 5]) + b"\x0c" + bytes(palette)
+
+
+# The engine's rotation matrices (Unreal axes) at a quarter turn, written out from
+# yaw [[c, -s, 0], [s, c, 0], [0, 0, 1]], pitch [[c, 0, -s], [0, 1, 0], [s, 0, c]],
+# roll [[1, 0, 0], [0, c, s], [0, -s, c]] with c = 0, s = +-1.
+YAW = {64: [[0, -1, 0], [1, 0, 0], [0, 0, 1]], -64: [[0, 1, 0], [-1, 0, 0], [0, 0, 1]]}
+PITCH = {64: [[0, 0, -1], [0, 1, 0], [1, 0, 0]], -64: [[0, 0, 1], [0, 1, 0], [-1, 0, 0]]}
+ROLL = {64: [[1, 0, 0], [0, 0, 1], [0, -1, 0]], -64: [[1, 0, 0], [0, 0, -1], [0, 1, 0]]}
+
+
+def bmp8(rows_bottom_first: list[list[int]], palette: dict[int, tuple[int, int, int]], top_down: bool = False) -> bytes:
+    """An uncompressed 8-bit BMP (BITMAPINFOHEADER, BGRX palette of 256), rows padded to 4 bytes."""
+    h, w = len(rows_bottom_first), len(rows_bottom_first[0])
+    stride = (w + 3) & ~3
+    rows = rows_bottom_first[::-1] if top_down else rows_bottom_first
+    pixels = b"".join(bytes(r).ljust(stride, b"\0") for r in rows)
+    pal = bytearray(1024)
+    for i, (r, g, b) in palette.items():
+        pal[4 * i:4 * i + 3] = bytes((b, g, r))
+    offset = 14 + 40 + 1024
+    info = struct.pack("<IiiHHIIiiII", 40, w, -h if top_down else h, 1, 8, 0, len(pixels), 2835, 2835, 256, 0)
+    return struct.pack("<2sIHHI", b"BM", offset + len(pixels), 0, 0, offset) + info + bytes(pal) + pixels

@@ -8,7 +8,7 @@ Entry points (plain numpy data, no files needed):
 from __future__ import annotations
 
 from ...registry import FormatSpec
-from . import export, read, scene, write
+from . import export, files, read, scene, write
 from .options import ExportOptions, ImportOptions
 
 
@@ -37,4 +37,7 @@ FORMAT = FormatSpec(
     export_options=ExportOptions,
     sources=read.sources,
     version=version,
+    set_name=lambda p: files.stem_and_role(p)[0],
+    partner=lambda p: files.stem_and_role(p)[1] in ("a", "uc"),   # the _d.3d file stands for the set
+    main_suffix="_d.3d",
 )

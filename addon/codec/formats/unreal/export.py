@@ -1,9 +1,11 @@
 """Neutral Scene -> Unreal Engine 1 vertex mesh model (the export side of scene.py's conventions).
 
-The Scene holds one mesh whose shape keys are the baked absolute frames
-(key i = output frame i; no keys = one frame). The object's matrix becomes
-the script's MESH ORIGIN, rotation and MESHMAP SCALE, so the vertices keep
-the default scale and an imported mesh writes back the same raw integers.
+Every mesh object is merged into the one mesh (merge.py); each one's shape
+keys are its baked absolute frames (key i = output frame i; no keys = one
+frame). The reference object's matrix becomes the script's MESH ORIGIN,
+rotation and MESHMAP SCALE, so the vertices keep the default scale; with
+the variant "as imported" and the UNMIRROR an import recorded, an imported
+mesh writes back the same raw integers, triangles, UVs and script lines.
 """
 from __future__ import annotations
 
@@ -13,116 +15,17 @@ from ... import axes
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
 from . import files
-from .model import (BYTES_PER_VERTEX, DEUS_EX, MAX_VERTICES, STANDARD, TRIANGLE, TYPE_NORMAL, TYPE_TWO_SIDED,
-                    TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, Sequence, UnrealMesh)
+from .merge import merge
+from .model import (BYTES_PER_VERTEX, DEUS_EX, MAX_VERTICES, PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, STANDARD,
+                    TRIANGLE, TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, Sequence, UnrealMesh)
 from .packing import LIMITS, pack_axes, quantize_axes
 from .scene import BASIS, DEFAULT_SCALE, corner_order, rotation_angles, tidy, uv_from_blender
 from .ucscript import checked_identifier
 
-_TYPE_OF_BLEND = {"BLEND": 2, "ADD": 2, "CLIP": 3, "MULTIPLY": 4}
+_FLAGS_OF_BLEND = {"CLIP": PF_MASKED, "ADD": PF_TRANSLUCENT, "BLEND": PF_TRANSLUCENT, "MULTIPLY": PF_MODULATED}
+AS_IMPORTED = "AS_IMPORTED"
 MAX_TRIANGLES = 65535
 MAX_FRAMES = 65535
-
-
-def _pick_mesh(scene: Scene, warnings: Warnings) -> tuple[Mesh, int]:
-    nodes = [i for i, n in enumerate(scene.nodes) if n.kind == "MESH" and 0 <= n.data < len(scene.meshes)]
-    if not nodes and not scene.meshes:
-        raise UnsupportedFeature("nothing to export: the scene has no mesh")
-    if len(nodes) > 1 or (not nodes and len(scene.meshes) > 1):
-        warnings.warn("an Unreal vertex mesh holds one mesh; only the first is written")
-    return (scene.meshes[scene.nodes[nodes[0]].data], nodes[0]) if nodes else (scene.meshes[0], -1)
-
-
-def _triangulate(mesh: Mesh) -> tuple[np.ndarray, np.ndarray]:
-    """((T, 3) corner indices, (T,) source face) per triangle; polygons fan out."""
-    starts = np.asarray(mesh.faces, np.int64)
-    sizes = mesh.face_sizes
-    if len(sizes) and sizes.min() < 3:
-        raise UnsupportedFeature("the mesh has faces with fewer than 3 corners")
-    if len(sizes) == 0 or (sizes == 3).all():
-        return np.arange(len(mesh.corners), dtype=np.int64).reshape(-1, 3), np.arange(len(sizes))
-    per = sizes - 2
-    face = np.repeat(np.arange(len(sizes)), per)
-    k = np.arange(per.sum()) - np.repeat(np.cumsum(per) - per, per)
-    first = starts[face]
-    return np.stack([first, first + k + 1, first + k + 2], axis=1), face
-
-
-def _face_values(scene: Scene, mesh: Mesh, face: np.ndarray, warnings: Warnings) -> dict[str, np.ndarray]:
-    """Type, flag bits, colour, skin and Flags byte per triangle: attributes first, else materials."""
-    slot = np.asarray(mesh.face_material if mesh.face_material is not None
-                      else np.zeros(len(mesh.faces), np.int32), np.int64)[face]
-    mats = [scene.materials[i] if 0 <= i < len(scene.materials) else None for i in mesh.materials] or [None]
-    slot = np.clip(slot, 0, len(mats) - 1)
-
-    def per_slot(fn) -> np.ndarray:
-        return np.array([fn(m, i) for i, m in enumerate(mats)], np.int64)[slot]
-
-    def mat_type(m, i) -> int:
-        if m is None:
-            return TYPE_NORMAL
-        if "ue_type" in m.extras:
-            return int(m.extras["ue_type"]) & 15
-        if m.extras.get("ue_weapon"):
-            return TYPE_WEAPON
-        return _TYPE_OF_BLEND.get(m.blend, TYPE_TWO_SIDED if m.two_sided else TYPE_NORMAL)
-
-    fa = mesh.face_attributes
-    out = {
-        "ue_type": fa["ue_type"][face] if "ue_type" in fa else per_slot(mat_type),
-        "ue_flags": fa["ue_flags"][face] if "ue_flags" in fa else per_slot(
-            lambda m, i: int(m.extras.get("ue_flags", 0)) if m else 0),
-        "ue_color": fa["ue_color"][face] if "ue_color" in fa else np.zeros(len(face), np.int64),
-        "ue_texture": _texture_numbers(fa, face, per_slot),
-        "ue_flags_byte": fa["ue_flags_byte"][face] if "ue_flags_byte" in fa else np.zeros(len(face), np.int64),
-    }
-    for name, v in out.items():
-        if v.min(initial=0) < 0 or v.max(initial=0) > 255:
-            warnings.warn(f"face attribute {name} has values outside 0..255; clamped")
-    return {k: np.clip(np.asarray(v, np.int64), 0, 255) for k, v in out.items()}
-
-
-def _texture_numbers(fa: dict, face: np.ndarray, per_slot) -> np.ndarray:
-    """Skin numbers from material slots: the material's `ue_texture` (set on import), else the
-    slot index. Faces without a material, or in the weapon material, keep the face attribute."""
-    from_material = per_slot(lambda m, i: int(m.extras["ue_texture"]) if m and "ue_texture" in m.extras
-                             else (-1 if m is None or m.extras.get("ue_weapon") else i))
-    if "ue_texture" not in fa:
-        return np.where(from_material >= 0, from_material, per_slot(lambda m, i: i))
-    return np.where(from_material >= 0, from_material, np.asarray(fa["ue_texture"])[face])
-
-
-def _frames(scene: Scene, mesh: Mesh, node: int, options, warnings: Warnings) -> tuple[np.ndarray, np.ndarray]:
-    """(F, V, 3) float32 positions to write, and the scene frame number of each.
-
-    Shape key i is frame mesh.extras["baked_frames"][i] when the bridge baked
-    them, else frame i. Every frame, or with `use_scene_range` off the frames
-    `frame_start`..`frame_end` by number, exactly as given.
-    """
-    keys = mesh.shape_keys or []
-    stack = [k.positions for k in keys] if keys else [mesh.positions]
-    numbers = np.asarray(mesh.extras.get("baked_frames") or range(len(stack)), np.int64)
-    if len(numbers) != len(stack):
-        numbers = np.arange(len(stack))
-    if options.use_scene_range:
-        pick = np.ones(len(numbers), bool)
-    else:
-        if options.frame_end < options.frame_start:
-            raise UnsupportedFeature(f"the end frame {options.frame_end} is before the start frame "
-                                     f"{options.frame_start}")
-        pick = (numbers >= options.frame_start) & (numbers <= options.frame_end)
-        missing = (options.frame_end - options.frame_start + 1) - int(pick.sum())
-        if pick.any() and missing:
-            warnings.warn(f"frame range {options.frame_start}..{options.frame_end}: {missing} of its frames are "
-                          f"not in the scene ({numbers[0]}..{numbers[-1]}); writing the {int(pick.sum())} that are")
-    if not pick.any():
-        raise UnsupportedFeature(f"frame range {options.frame_start}..{options.frame_end} selects none of the "
-                                 f"{len(stack)} frames ({numbers[0]}..{numbers[-1]})")
-    frames = np.empty((3, int(pick.sum()), len(stack[0])), np.float32)     # axis-major: contiguous per axis
-    for f, i in enumerate(np.flatnonzero(pick)):
-        frames[:, f, :] = np.asarray(stack[i]).T
-    _apply_object_animation(scene, node, frames, numbers[pick])
-    return frames, numbers[pick]
 
 
 def _local_per_frame(scene: Scene, node: int, numbers: np.ndarray) -> np.ndarray | None:
@@ -245,15 +148,28 @@ def _sequences(scene: Scene, options, numbers: np.ndarray, warnings: Warnings) -
     return sorted(kept, key=lambda q: (q.start, -q.count))     # file order: by start, longest first
 
 
-def _textures(scene: Scene, mesh: Mesh, numbers: np.ndarray, options, warnings: Warnings) -> dict[int, tuple[str, str]]:
-    """NUM -> (texture name, file) for each skin number used by a visible triangle."""
-    out: dict[int, tuple[str, str]] = {}
+def _texture_flags(mat, warnings: Warnings) -> int:
+    """The poly flags the script gives a skin: as imported, else from the material's blend mode."""
+    if mat is None:
+        return 0
+    kept = mat.extras.get("ue_texture_flags")
+    if kept is not None:
+        try:
+            if 0 <= int(kept) < 1 << 32:
+                return int(kept)
+        except (TypeError, ValueError):
+            pass
+        warnings.warn(f"material {mat.name!r}: ue_texture_flags {kept!r} is not a flag word; "
+                      "the flags follow its blend mode")
+    return _FLAGS_OF_BLEND.get(mat.blend, 0)
+
+
+def _textures(scene: Scene, skins: dict[int, int], numbers: np.ndarray, options, setup: MeshSetup,
+              warnings: Warnings) -> None:
+    """NUM -> (texture name, file), flags and kept parameters for each skin number a visible triangle uses."""
     for n in np.unique(numbers).tolist():
-        mats = [scene.materials[i] for i in mesh.materials if 0 <= i < len(scene.materials)
-                and int(scene.materials[i].extras.get("ue_texture", -1)) == n]
-        if not mats and 0 <= n < len(mesh.materials) and 0 <= mesh.materials[n] < len(scene.materials):
-            mats = [scene.materials[mesh.materials[n]]]
-        mat = mats[0] if mats else None
+        i = skins.get(n, -1)
+        mat = scene.materials[i] if 0 <= i < len(scene.materials) else None
         image = scene.images[mat.textures[0].image] if mat and mat.textures and 0 <= mat.textures[0].image < len(scene.images) else None
         name = checked_identifier(options.texture_prefix + ((mat.name if mat else "") or f"skin{n}"), f"skin{n}",
                                   "texture name", None)
@@ -266,35 +182,49 @@ def _textures(scene: Scene, mesh: Mesh, numbers: np.ndarray, options, warnings: 
         else:
             file = f"Textures\\{name}.pcx"
             warnings.warn(f"skin {n} has no image; the script imports {file}, which you must provide")
-        out[n] = (name, file)
-    return out
+        setup.textures[n] = (name, file)
+        setup.texture_flags[n] = _texture_flags(mat, warnings)
+        if mat is not None and "ue_texture_params" in mat.extras:
+            setup.texture_params[n] = str(mat.extras["ue_texture_params"])
+
+
+def _variant(option: str, mesh: Mesh, warnings: Warnings) -> str:
+    variant = option.upper()
+    if variant == AS_IMPORTED:
+        variant = str(mesh.extras.get("ue_variant", STANDARD)).upper()
+        if variant not in (STANDARD, DEUS_EX):
+            warnings.warn(f"mesh {mesh.name!r}: ue_variant {variant!r} is neither STANDARD nor DEUS_EX; "
+                          "writing the standard packing")
+            variant = STANDARD
+    elif variant not in (STANDARD, DEUS_EX):
+        raise UnsupportedFeature(f"variant must be AS_IMPORTED, STANDARD or DEUS_EX, not {option!r}")
+    return variant
 
 
 def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
-    variant = options.variant.upper()
-    if variant not in (STANDARD, DEUS_EX):
-        raise UnsupportedFeature(f"variant must be STANDARD or DEUS_EX, not {options.variant!r}")
-    mesh, node = _pick_mesh(scene, warnings)
-    nv = len(mesh.positions)
+    merged = merge(scene, options, warnings, _apply_object_animation)
+    variant = _variant(options.variant, merged.mesh, warnings)
+    frames, numbers = merged.frames, merged.numbers
+    nv = frames.shape[2]
     if nv > MAX_VERTICES[variant]:
-        raise UnsupportedFeature(f"mesh {mesh.name!r} has {nv} vertices; the {variant.lower().replace('_', ' ')} "
+        raise UnsupportedFeature(f"mesh {merged.name!r} has {nv} vertices; the {variant.lower().replace('_', ' ')} "
                                  f"format holds at most {MAX_VERTICES[variant]} (its frame size is a 16-bit count)")
-    tri, face = _triangulate(mesh)
+    tri = merged.corners
     if len(tri) > MAX_TRIANGLES:
-        raise UnsupportedFeature(f"mesh {mesh.name!r} has {len(tri)} triangles; the format holds at most {MAX_TRIANGLES}")
-    frames, numbers = _frames(scene, mesh, node, options, warnings)
+        raise UnsupportedFeature(f"mesh {merged.name!r} has {len(tri)} triangles; the format holds at most {MAX_TRIANGLES}")
     if len(numbers) > MAX_FRAMES:
         raise UnsupportedFeature(f"{len(numbers)} frames; the format holds at most {MAX_FRAMES}")
 
-    values = _face_values(scene, mesh, face, warnings)
+    values = merged.values
+    unmirror = bool(merged.mesh.extras.get("ue_unmirror", False))
     order = corner_order(values["ue_type"] & 15 == TYPE_WEAPON)
+    if unmirror:
+        order = order[:, [0, 2, 1]]                        # the engine swaps corners 1 and 2 back
     rows = np.arange(len(tri))[:, None]
-    file_corners = tri[rows, order]                        # corner indices in file order
     tris = np.zeros(len(tri), TRIANGLE)
-    tris["v"] = np.asarray(mesh.corners, np.int64)[file_corners]
-    uv = next(iter(mesh.uv_layers.values()), None)
-    if uv is not None:
-        uvb, clamped = uv_from_blender(np.asarray(uv)[file_corners])
+    tris["v"] = tri[rows, order]
+    if merged.uv is not None:
+        uvb, clamped = uv_from_blender(merged.uv[rows, order])
         tris["uv"] = uvb
         if clamped:
             warnings.warn(f"{clamped} UV coordinates outside 0..1 were clamped (UE1 UVs are bytes, no tiling)")
@@ -303,6 +233,8 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
 
     default = DEFAULT_SCALE[variant]
     to_raw = np.diag(BASIS) / default                      # Blender -> Unreal axes, then raw units
+    if unmirror:
+        to_raw = to_raw * [-1, 1, 1]                       # the engine's UNMIRROR=1 mirrors X back
     if options.scale == 0:
         lo, hi = LIMITS[variant]
         extent = np.array([max(abs(float(frames[a].min())), abs(float(frames[a].max()))) if frames[a].size else 0.0
@@ -321,16 +253,16 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
         warnings.warn(f"{clamped} coordinates were outside the {variant.lower()} packed range and were clamped; "
                       "lower the scale or use scale 0 to fit")
 
-    origin, rotation, mult = _object_setup(scene, node, default, warnings)
+    origin, rotation, mult = _object_setup(scene, merged.node, default, warnings)
     setup = None
     if options.write_uc:
         seqs = _sequences(scene, options, numbers, warnings)
         visible = values["ue_type"] & 15 != TYPE_WEAPON
-        setup = MeshSetup(origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,
+        setup = MeshSetup(unmirror=unmirror, origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,
                           scale=tuple(float(f'{v:.7g}') for v in mult * default / factor), sequences=seqs,
-                          textures=_textures(scene, mesh, values["ue_texture"][visible], options, warnings),
                           package=checked_identifier(options.package_name, "", "package", warnings),
                           texture_group=checked_identifier(options.texture_group, "Skins", "texture group", warnings))
+        _textures(scene, merged.skins, values["ue_texture"][visible], options, setup, warnings)
     geometry = GeometryFile(len(tris), nv, bytes(44), tris, b"")
     animation = AnimationFile(len(numbers), nv * BYTES_PER_VERTEX[variant], pack_axes(raw, variant), b"")
-    return UnrealMesh(mesh.name, variant, geometry, animation, setup=setup, notes=warnings)
+    return UnrealMesh(merged.name, variant, geometry, animation, setup=setup, notes=warnings)

@@ -25,6 +25,10 @@ TYPE_NORMAL, TYPE_TWO_SIDED, TYPE_TRANSLUCENT, TYPE_MASKED, TYPE_MODULATED = 0, 
 TYPE_WEAPON = 8
 FLAG_UNLIT, FLAG_FLAT, FLAG_ENVIRONMENT, FLAG_NO_SMOOTH = 16, 32, 64, 128
 
+# A texture's poly flags (TEXTURE IMPORT FLAGS=; MASK=1 is masked too).
+PF_INVISIBLE, PF_MASKED, PF_TRANSLUCENT, PF_MODULATED = 1, 2, 4, 64
+PF_TWO_SIDED, PF_NO_SMOOTH, PF_UNLIT = 256, 2048, 4194304
+
 # One triangle of _d.3d, 16 bytes.
 TRIANGLE = np.dtype([
     ("v", "<u2", (3,)),        # vertex indices
@@ -110,6 +114,8 @@ class MeshSetup:
     scale: tuple[float, float, float] | None = None              # MESHMAP SCALE, None = not given
     sequences: list[Sequence] = field(default_factory=list)
     textures: dict[int, tuple[str, str]] = field(default_factory=dict)   # NUM -> (texture name, file)
+    texture_flags: dict[int, int] = field(default_factory=dict)          # NUM -> poly flags (FLAGS=, MASK=)
+    texture_params: dict[int, str] = field(default_factory=dict)         # NUM -> the rest of its TEXTURE IMPORT
     package: str = ""                    # for the written script's defaultproperties
     texture_group: str = "Skins"
 

@@ -13,7 +13,7 @@ class ImportOptions:
 
 @dataclass(frozen=True)
 class ExportOptions:
-    variant: str = "STANDARD"           # STANDARD (packed 11/11/10 bits) or DEUS_EX (int16 per axis)
+    variant: str = "AS_IMPORTED"        # AS_IMPORTED (the source's; else STANDARD), STANDARD (11/11/10 bits) or DEUS_EX (int16)
     scale: float = 1.0                  # multiplies the format's default scale; 0 = fit into the packed range
     use_scene_range: bool = True        # write every frame the scene holds (Blender: its start..end)
     frame_start: int = 1                # with use_scene_range off: the first frame to write, as given

@@ -50,8 +50,11 @@ def _rle(data: np.ndarray) -> tuple[np.ndarray, bool]:
     return np.repeat(values.astype(np.uint8), counts), cut
 
 
-def decode(data: bytes) -> np.ndarray:
-    """PCX bytes -> (H, W, 4) float32 RGBA 0..1, bottom row first (Blender's order)."""
+def decode(data: bytes, masked: bool = False) -> np.ndarray:
+    """PCX bytes -> (H, W, 4) float32 RGBA 0..1, bottom row first (Blender's order).
+
+    `masked`: palette index 0 is transparent, as the engine draws a masked
+    skin (alpha comes from the index, whatever colour the palette gives it)."""
     if len(data) < HEADER_SIZE:
         raise FormatError(f"{len(data)} bytes: shorter than the 128-byte PCX header", 0, "PCX")
     (maker, _version, encoding, bits, x0, y0, x1, y1) = struct.unpack_from("<4B4H", data, 0)
@@ -92,7 +95,7 @@ def decode(data: bytes) -> np.ndarray:
     rgba = np.empty((h, w, 4), np.uint8)
     if paletted:
         rgba[:, :, :3] = palette[rows[:, 0]]
-        rgba[:, :, 3] = 255
+        rgba[:, :, 3] = np.where(masked & (rows[:, 0] == 0), 0, 255)
     else:
         rgba[:, :, :3] = rows[:, :3].transpose(0, 2, 1)
         rgba[:, :, 3] = rows[:, 3] if planes == 4 else 255

@@ -4,10 +4,13 @@ The file's axes are the engine's left-handed X forward, Y right, Z up in raw
 integer units, so Blender gets (X, -Y, Z) with every triangle's winding
 reversed, scaled by the notes' default (X/8, Y/8, Z/4; Deus Ex 1/256).
 
-What a .uc script adds on top (MESHMAP SCALE, MESH ORIGIN and its rotation)
-goes into the object's matrix, so the mesh itself keeps one file unit per
-Blender unit after the default scale, and writing it back gives the same raw
-integers. Face attributes kept per triangle:
+What a .uc script adds on top goes into the object's matrix, as the engine
+draws the mesh: Rotation(yaw, pitch, roll) @ (Scale * (raw - Origin)), so the
+mesh itself keeps one file unit per Blender unit after the default scale, and
+writing it back gives the same raw integers. UNMIRROR=1 negates raw X and
+swaps corners 1 and 2 first. Each skin is one material, masked (CLIP),
+translucent (ADD) or modulated (MULTIPLY) when its triangles' usual type or
+its texture's FLAGS/MASK say so. Face attributes kept per triangle:
   ue_type        triangle type, type byte & 15 (0 normal, 1 two-sided, 2 translucent,
                  3 masked, 4 modulated, 8 weapon triangle)
   ue_flags       flag bits, type byte & 0xF0 (16 unlit, 32 flat, 64 environment, 128 no smoothing)
@@ -26,8 +29,9 @@ import numpy as np
 from ... import axes
 from ...errors import CodecError, FormatError, Warnings
 from ...scene import Animation, Channel, Image, Marker, Material, Mesh, Node, Scene, ShapeKey, TextureSlot
-from . import files, pcx, ucscript
-from .model import DEUS_EX, STANDARD, TYPE_WEAPON, MeshSetup, UnrealMesh
+from . import bmp, files, pcx, ucscript
+from .model import (DEUS_EX, PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, PF_TWO_SIDED, STANDARD, TYPE_WEAPON,
+                    MeshSetup, UnrealMesh)
 from .packing import frame_vertices, unpack
 
 BASIS = np.diag([1.0, -1.0, 1.0])                       # Unreal (X, Y, Z) -> Blender (X, -Y, Z)
@@ -36,7 +40,10 @@ ROTATION_UNITS = 256.0                                  # MESH ORIGIN YAW/PITCH/
 ATTRIBUTES = ("ue_type", "ue_flags", "ue_color", "ue_texture", "ue_flags_byte")
 WEAPON_MATERIAL = "UE1 weapon triangle"
 # blend mode <-> triangle type for materials (types 2..4); 0/1 follow two-sidedness
-BLEND_OF_TYPE = {2: "BLEND", 3: "CLIP", 4: "MULTIPLY"}
+BLEND_OF_TYPE = {2: "ADD", 3: "CLIP", 4: "MULTIPLY"}
+# ... and <-> texture poly flags, strongest first: the engine draws modulated over translucent over masked
+BLEND_OF_FLAG = ((PF_MODULATED, "MULTIPLY"), (PF_TRANSLUCENT, "ADD"), (PF_MASKED, "CLIP"))
+BLEND_LABEL = {"OPAQUE": "opaque", "CLIP": "masked", "ADD": "translucent", "MULTIPLY": "modulated"}
 
 
 def frame_key_name(i: int) -> str:
@@ -64,24 +71,31 @@ def uv_from_blender(uv: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def rotation_matrix(yaw: float, pitch: float, roll: float) -> np.ndarray:
-    """Engine rotator (256 units per turn) -> 3x3 in Unreal axes.
+    """Engine rotator (256 units per turn) -> 3x3 in Unreal axes, as the engine builds it.
 
-    Positive yaw turns X toward Y, positive pitch X toward Z, positive roll Y
-    toward Z; applied roll, then pitch, then yaw.
+    Applied roll, then pitch, then yaw. Positive yaw turns X toward Y,
+    positive pitch X toward Z, positive roll Z toward Y.
     """
     y, p, r = (np.asarray([yaw, pitch, roll], np.float64) * (2 * np.pi / ROTATION_UNITS))
     cy, sy, cp, sp, cr, sr = np.cos(y), np.sin(y), np.cos(p), np.sin(p), np.cos(r), np.sin(r)
     rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
     ry = np.array([[cp, 0, -sp], [0, 1, 0], [sp, 0, cp]])
-    rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    rx = np.array([[1, 0, 0], [0, cr, sr], [0, -sr, cr]])
     return rz @ ry @ rx
 
 
 def rotation_angles(m: np.ndarray) -> tuple[float, float, float]:
-    """The inverse of rotation_matrix: (yaw, pitch, roll) in 256-per-turn units."""
+    """The inverse of rotation_matrix: (yaw, pitch, roll) in 256-per-turn units.
+
+    The matrix's bottom row is (sin p, -cos p sin r, cos p cos r) and its first
+    column cos p (cos y, sin y); at pitch +-64 only yaw -+ roll is defined, so roll is 0.
+    """
     m = np.asarray(m, np.float64)
     pitch = np.arcsin(np.clip(m[2, 0], -1.0, 1.0))
-    yaw, roll = np.arctan2(m[1, 0], m[0, 0]), np.arctan2(m[2, 1], m[2, 2])
+    if np.hypot(m[2, 1], m[2, 2]) < 1e-5:        # float32 matrices: noise near 1e-7
+        yaw, roll = np.arctan2(-m[0, 1], m[1, 1]), 0.0
+    else:
+        yaw, roll = np.arctan2(m[1, 0], m[0, 0]), np.arctan2(-m[2, 1], m[2, 2])
     k = ROTATION_UNITS / (2 * np.pi)
     return tuple(tidy(a * k) for a in (yaw, pitch, roll))
 
@@ -109,25 +123,52 @@ def script_matrix(setup: MeshSetup | None, default: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
+def skin_blend(kind: int, flags: int) -> str:
+    """How the engine blends a skin: its triangles' type or its texture's flags, whichever says more."""
+    by_flag = next((blend for bit, blend in BLEND_OF_FLAG if flags & bit), "OPAQUE")
+    by_type = BLEND_OF_TYPE.get(kind, "OPAQUE")
+    order = [b for _, b in BLEND_OF_FLAG] + ["OPAQUE"]
+    return min(by_flag, by_type, key=order.index)
+
+
 def _materials(scene: Scene, setup: MeshSetup | None, skin_of_face: np.ndarray, types: np.ndarray,
                weapon: np.ndarray, folders: list[Path], warnings: Warnings) -> tuple[list[int], np.ndarray]:
-    """One material per texture number, one for weapon triangles; (slots, face slot)."""
+    """One material per skin number and way of drawing it, one for weapon triangles; (slots, face slot).
+
+    A skin whose triangles are drawn in several ways (some masked, some not)
+    gets a material for each, the usual one named as the texture. Extras keep
+    what export writes back: the skin number, the triangles' usual type, and
+    the texture's flags and other TEXTURE IMPORT parameters."""
     textures = setup.textures if setup else {}
-    numbers = np.unique(skin_of_face[~weapon])
     slots: list[int] = []
     face_slot = np.zeros(len(skin_of_face), np.int32)
-    for slot, n in enumerate(numbers.tolist()):
+    names = list(BLEND_LABEL)
+    for n in np.unique(skin_of_face[~weapon]).tolist():
         tex_name, tex_file = textures.get(n, ("", ""))
-        kinds = np.bincount(types[(skin_of_face == n) & ~weapon], minlength=16)
-        kind = int(np.argmax(kinds))
-        mat = Material(name=tex_name or f"skin{n}", two_sided=kind != 0, blend=BLEND_OF_TYPE.get(kind, "OPAQUE"),
-                       extras={"ue_texture": n, "ue_type": kind})
+        flags = setup.texture_flags.get(n, 0) if setup else 0
+        mine = (skin_of_face == n) & ~weapon
+        by_type = np.array([names.index(skin_blend(k, flags)) for k in range(16)])     # blend per type 0..15
+        blend_of_face = by_type[types & 15]
+        usual = skin_blend(int(np.argmax(np.bincount(types[mine], minlength=16))), flags)
+        blends = [usual] + [names[b] for b in np.unique(blend_of_face[mine]).tolist() if names[b] != usual]
+        image = None
         if tex_name:
-            scene.images.append(_skin_image(tex_name, tex_file, folders, warnings))
-            mat.textures.append(TextureSlot("base_color", len(scene.images) - 1))
-        face_slot[(skin_of_face == n) & ~weapon] = slot
-        scene.materials.append(mat)
-        slots.append(len(scene.materials) - 1)
+            scene.images.append(_skin_image(tex_name, tex_file, folders, warnings, masked="CLIP" in blends))
+            image = len(scene.images) - 1
+        for blend in blends:
+            faces = mine & (blend_of_face == names.index(blend))
+            kind = int(np.argmax(np.bincount(types[faces], minlength=16)))
+            extras = {"ue_texture": n, "ue_type": kind}
+            if setup and n in setup.texture_params:
+                extras.update(ue_texture_flags=flags, ue_texture_params=setup.texture_params[n])
+            name = tex_name or f"skin{n}"
+            mat = Material(name=name if blend == usual else f"{name} {BLEND_LABEL[blend]}",
+                           two_sided=kind != 0 or bool(flags & PF_TWO_SIDED), blend=blend, extras=extras)
+            if image is not None:
+                mat.textures.append(TextureSlot("base_color", image))
+            face_slot[faces] = len(slots)
+            scene.materials.append(mat)
+            slots.append(len(scene.materials) - 1)
     if weapon.any():
         scene.materials.append(Material(WEAPON_MATERIAL, alpha=0.0, blend="CLIP",
                                         extras={"ue_type": TYPE_WEAPON, "ue_weapon": True}))
@@ -235,7 +276,7 @@ def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
     return scene
 
 
-def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: Warnings) -> Image:
+def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: Warnings, masked: bool = False) -> Image:
     """The image of one skin, named as the script wrote its FILE so that export writes it back.
 
     The file the script names comes first, as the engine imports it; a PCX
@@ -248,9 +289,11 @@ def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: War
         warnings.warn(f"skin {tex_name!r} ({tex_file or 'no file'}) not found; the material has no texture")
         return Image(name, "", extras={"ue_file": tex_file})
     if found.suffix.lower() != ".pcx":
+        if masked:
+            return _masked_image(name, found, tex_file, warnings)
         return Image(name, str(found), extras={"ue_file": tex_file})
     try:
-        return Image(name, str(found), pixels=pcx.decode(found.read_bytes()), extras={"ue_file": tex_file})
+        return Image(name, str(found), pixels=pcx.decode(found.read_bytes(), masked), extras={"ue_file": tex_file})
     except OSError as e:
         problem = f"cannot be read ({e.strerror or e})"
     except CodecError as e:
@@ -259,6 +302,21 @@ def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: War
     warnings.warn(f"skin {tex_name!r}: {found.name} {problem}; "
                   + (f"using {other.name} instead" if other else "the material's image is empty"))
     return Image(name, str(other or found), extras={"ue_file": tex_file})
+
+
+def _masked_image(name: str, found: Path, tex_file: str, warnings: Warnings) -> Image:
+    """A masked skin that is not a PCX: an 8-bit BMP decoded for its palette index 0, else the file as it is."""
+    problem = "is not an 8-bit paletted BMP"
+    if found.suffix.lower() == ".bmp":
+        try:
+            return Image(name, str(found), pixels=bmp.decode(found.read_bytes()), extras={"ue_file": tex_file})
+        except OSError as e:
+            problem = f"cannot be read ({e.strerror or e})"
+        except CodecError as e:
+            problem = f"cannot be decoded: {e}"
+    warnings.warn(f"masked skin {name!r}: {found.name} {problem}; its own alpha (if any) is used "
+                  "instead of palette index 0")
+    return Image(name, str(found), extras={"ue_file": tex_file})
 
 
 def _texture_folders(model: UnrealMesh, options) -> list[Path]:

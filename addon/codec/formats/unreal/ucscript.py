@@ -9,7 +9,7 @@ import math
 import re
 
 from ...errors import Warnings
-from .model import Directive, MeshSetup, Script, Sequence
+from .model import PF_MASKED, Directive, MeshSetup, Script, Sequence
 
 # Linear time on any line: a name starts only where no word character precedes it, and
 # possessive quantifiers never give back, so a long token is scanned once, not once per character.
@@ -75,6 +75,7 @@ def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
     setup = MeshSetup(mesh=mesh)
     maps = {key}
     files: dict[str, str] = {}
+    imports: dict[str, Directive] = {}
     assigned: dict[int, str] = {}
     seqs: dict[str, Sequence] = {}
     for d in script.directives:
@@ -83,6 +84,7 @@ def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
             maps.add(d.get("MESHMAP").lower())
         if kind == ("TEXTURE", "IMPORT"):
             files[d.get("NAME").lower()] = d.get("FILE")
+            imports[d.get("NAME").lower()] = d
         if d.group == "MESH" and d.get("MESH").lower() != key:
             continue
         if d.group == "MESHMAP" and d.get("MESHMAP").lower() not in maps:
@@ -116,7 +118,31 @@ def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
             assigned[int(num)] = d.get("TEXTURE")
     setup.sequences = list(seqs.values())
     setup.textures = {n: (t, files.get(t.lower(), "")) for n, t in assigned.items()}
+    for n, t in assigned.items():
+        d = imports.get(t.lower())
+        if d is not None:
+            setup.texture_flags[n] = texture_flags(d, warnings)
+            setup.texture_params[n] = params_text({k: v for k, v in d.params.items() if k not in ("NAME", "FILE")})
     return setup
+
+
+def texture_flags(d: Directive, warnings: Warnings) -> int:
+    """A TEXTURE IMPORT's poly flags: FLAGS=n, plus masked for MASK=1 (later engines)."""
+    flags = number(d, "FLAGS", 0, warnings)
+    if flags != int(flags) or not 0 <= flags < 1 << 32:
+        warnings.warn(f".uc line {d.line}: TEXTURE IMPORT FLAGS={d.get('FLAGS')!r} is not a flag word; using 0")
+        flags = 0
+    return int(flags) | (PF_MASKED if _flag(d, "MASK") else 0)
+
+
+def params_text(params: dict[str, str]) -> str:
+    """KEY=VALUE pairs as a script writes them (quoted when a value holds spaces)."""
+    return " ".join(f"{k}={_file(v)}" for k, v in params.items())
+
+
+def parse_params(text: str) -> dict[str, str]:
+    """The inverse of params_text."""
+    return {p.group(1).upper(): p.group(2) if p.group(2) is not None else p.group(3) for p in _PARAM.finditer(text)}
 
 
 _NOT_IDENTIFIER = re.compile(r"[^A-Za-z0-9_]")
@@ -148,14 +174,30 @@ def _fmt(v: float) -> str:
     return f"{v:.9g}"
 
 
+def _texture_params(kept: str | None, flags: int, group: str) -> str:
+    """The TEXTURE IMPORT parameters after NAME and FILE: those the script had, in its order,
+    with FLAGS= set to `flags` (less the masked bit that a kept MASK=1 gives); else GROUP= and FLAGS=."""
+    if kept is None:
+        return f"GROUP={group} FLAGS={flags}"
+    params = parse_params(kept)
+    if "MASK" in params and _flag(Directive("", "", params), "MASK"):
+        written = texture_flags(Directive("", "", {"FLAGS": params.get("FLAGS", "")}), Warnings())
+        if not flags & PF_MASKED:
+            del params["MASK"]
+        elif not written & PF_MASKED:
+            flags &= ~PF_MASKED
+    if "FLAGS" in params or flags:
+        params["FLAGS"] = str(flags)
+    return params_text(params)
+
+
 def compose(s: MeshSetup, class_name: str = "") -> bytes:
     """A script with the directives the engine needs to import the mesh."""
     m = s.mesh
     lines = [f"#exec MESH IMPORT MESH={m} ANIVFILE={_file(s.anivfile)} DATAFILE={_file(s.datafile)} X=0 Y=0 Z=0"
              + (" UNMIRROR=1" if s.unmirror else "")]
-    yaw, pitch, roll = s.rotation
     lines.append(f"#exec MESH ORIGIN MESH={m} X={_fmt(s.origin[0])} Y={_fmt(s.origin[1])} Z={_fmt(s.origin[2])}"
-                 + (f" YAW={_fmt(yaw)} PITCH={_fmt(pitch)} ROLL={_fmt(roll)}" if any(s.rotation) else ""))
+                 + "".join(f" {k}={_fmt(v)}" for k, v in zip(("YAW", "PITCH", "ROLL"), s.rotation) if v))
     for q in s.sequences:
         lines.append(f"#exec MESH SEQUENCE MESH={m} SEQ={q.name} STARTFRAME={q.start} NUMFRAMES={q.count}"
                      + (f" RATE={_fmt(q.rate)}" if q.rate > 0 else "") + (f" GROUP={q.group}" if q.group else ""))
@@ -167,7 +209,8 @@ def compose(s: MeshSetup, class_name: str = "") -> bytes:
     lines.append(f"#exec MESHMAP SCALE MESHMAP={m} X={_fmt(sx)} Y={_fmt(sy)} Z={_fmt(sz)}")
     for num, (tex, path) in sorted(s.textures.items()):
         if path:
-            lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={_file(path)} GROUP={s.texture_group} FLAGS=0")
+            rest = _texture_params(s.texture_params.get(num), s.texture_flags.get(num, 0), s.texture_group)
+            lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={_file(path)}" + (f" {rest}" if rest else ""))
     for num, (tex, _) in sorted(s.textures.items()):
         lines.append(f"#exec MESHMAP SETTEXTURE MESHMAP={m} NUM={num} TEXTURE={tex}")
     head = [f"//{'=' * 70}", f"// {m}: written by Legacy Game Formats (Blender).", f"//{'=' * 70}",

@@ -1,0 +1,89 @@
+"""The work unit of every runner: one input file, in a worker process or a Dask task.
+
+A job and its record are plain dicts of plain values, so that any executor
+can carry them; the record is what `--report` writes.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .. import check, encode, load
+from ..features import losses
+from ..fileio import write_atomically
+from ..registry import find_format
+
+
+class Refused(Exception):
+    """The conversion would overwrite something it must not."""
+
+
+def _newest(paths) -> float:
+    return max((p.stat().st_mtime for p in paths if p.exists()), default=0.0)
+
+
+def _describe(e: BaseException) -> str:
+    if isinstance(e, Refused):
+        return str(e)
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
+    return f"{type(e).__name__}: {e}"
+
+
+def convert_job(job: dict) -> dict:
+    """job: input, output, to (format name), options, overwrite, skip_up_to_date, clash."""
+    start = time.perf_counter()
+    rec = {"input": job["input"], "format": "", "to": job["to"], "status": "failed", "outputs": [], "warnings": [],
+           "losses": [], "seconds": 0.0, "error": None}
+    try:
+        if job.get("clash"):
+            raise Refused(job["clash"])
+        src, out = Path(job["input"]), Path(job["output"])
+        spec = find_format(src)
+        rec["format"] = spec.name
+        inputs = {src.resolve(), *(p.resolve() for p in spec.sources(src))}
+        if job.get("skip_up_to_date") and out.exists() and out.resolve() not in inputs \
+                and out.stat().st_mtime >= _newest(inputs):
+            rec.update(status="skipped", outputs=[str(out)])
+            return rec
+        scene = load(src, **job.get("options", {}))
+        files, warnings = encode(scene, out, job["to"], **job.get("options", {}))
+        if not job.get("overwrite"):
+            for p in files:
+                if p.resolve() in inputs:
+                    raise Refused(f"refusing to overwrite the input {p} (use --overwrite)")
+                if p.exists():
+                    raise Refused(f"refusing to overwrite {p}, which exists (use --overwrite)")
+        written = write_atomically(files)
+        rec.update(status="ok", outputs=[str(p) for p in written], warnings=list(scene.warnings) + warnings,
+                   losses=losses(scene, job["to"]))
+    except Exception as e:     # noqa: BLE001  a bad file is reported and the batch goes on
+        rec["error"] = _describe(e)
+    finally:
+        rec["seconds"] = round(time.perf_counter() - start, 4)
+    return rec
+
+
+def check_job(job: dict) -> dict:
+    """Parse, rewrite in memory and compare: one record per input, a line per file it read."""
+    start = time.perf_counter()
+    rec = {"input": job["input"], "status": "failed", "outputs": [], "warnings": [], "losses": [],
+           "seconds": 0.0, "error": None, "files": []}
+    try:
+        results = check(job["input"], **job.get("options", {}))
+        rec["files"] = [{"file": r.file, "ok": r.ok, "message": r.message} for r in results]
+        bad = [r for r in results if not r.ok]
+        rec["status"] = "failed" if bad else "ok"
+        rec["error"] = "; ".join(f"{r.file}: {r.message}" for r in bad) or None
+    except Exception as e:     # noqa: BLE001
+        rec["error"] = _describe(e)
+    finally:
+        rec["seconds"] = round(time.perf_counter() - start, 4)
+    return rec
+
+
+JOBS = {"convert": convert_job, "check": check_job}
+
+
+def run_job(job: dict) -> dict:
+    return JOBS[job["kind"]](job)

@@ -1,0 +1,218 @@
+"""Every mesh of a Scene -> the one vertex mesh an Unreal pair holds (the export's gathering step).
+
+An Unreal mesh is one vertex list and one triangle list, so export merges
+every mesh object it is given, as the UNIGINE exporter does: each object's
+frames (its own baked shape keys, its object animation applied) are placed
+in the space of one reference object, whose matrix becomes the script's
+MESH ORIGIN and MESHMAP SCALE; every other object keeps its place relative
+to it. Each material becomes one skin number, shared by all objects using it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...errors import UnsupportedFeature, Warnings
+from ...scene import Mesh, Scene
+from .model import TYPE_NORMAL, TYPE_TWO_SIDED, TYPE_WEAPON
+
+_TYPE_OF_BLEND = {"BLEND": 2, "ADD": 2, "CLIP": 3, "MULTIPLY": 4}
+ATTRIBUTES = ("ue_type", "ue_flags", "ue_color", "ue_texture", "ue_flags_byte")
+
+
+@dataclass
+class Merged:
+    """The arrays export writes: vertices per frame in the reference object's space."""
+
+    name: str                    # the reference mesh's name
+    node: int                    # the reference node (-1: a mesh no node shows)
+    mesh: Mesh                   # the reference mesh (its extras say how it was imported)
+    frames: np.ndarray           # (3, F, V) float32, axis-major
+    numbers: np.ndarray          # (F,) scene frame number of each frame
+    corners: np.ndarray          # (T, 3) vertex index per triangle corner, Blender order
+    uv: np.ndarray | None        # (T, 3, 2) Blender UVs, or None when no object has any
+    values: dict[str, np.ndarray]    # ATTRIBUTES, (T,) each, 0..255
+    skins: dict[int, int]        # skin number -> scene material index
+
+
+def mesh_nodes(scene: Scene) -> list[tuple[int, Mesh]]:
+    """(node, mesh) of every mesh object; meshes no node shows come last, with node -1."""
+    pairs = [(i, scene.meshes[n.data]) for i, n in enumerate(scene.nodes)
+             if n.kind == "MESH" and 0 <= n.data < len(scene.meshes)]
+    shown = {id(m) for _, m in pairs}
+    return pairs + [(-1, m) for m in scene.meshes if id(m) not in shown]
+
+
+def reference(pairs: list[tuple[int, Mesh]]) -> int:
+    """Which object places the merged mesh: the first one imported from an Unreal pair, else the first."""
+    return next((k for k, (_, m) in enumerate(pairs) if "ue_variant" in m.extras), 0)
+
+
+def triangulate(mesh: Mesh) -> tuple[np.ndarray, np.ndarray]:
+    """((T, 3) corner indices, (T,) source face) per triangle; polygons fan out."""
+    starts = np.asarray(mesh.faces, np.int64)
+    sizes = mesh.face_sizes
+    if len(sizes) and sizes.min() < 3:
+        raise UnsupportedFeature(f"mesh {mesh.name!r} has faces with fewer than 3 corners")
+    if len(sizes) == 0 or (sizes == 3).all():
+        return np.arange(len(mesh.corners), dtype=np.int64).reshape(-1, 3), np.arange(len(sizes))
+    per = sizes - 2
+    face = np.repeat(np.arange(len(sizes)), per)
+    k = np.arange(per.sum()) - np.repeat(np.cumsum(per) - per, per)
+    first = starts[face]
+    return np.stack([first, first + k + 1, first + k + 2], axis=1), face
+
+
+def skin_numbers(scene: Scene, meshes: list[Mesh], warnings: Warnings) -> dict[int, int]:
+    """Scene material index -> skin number. A material our import made keeps its number
+    (`ue_texture`) unless a material with another image holds it already (two merged
+    imports); any other takes its slot index in the first object that has it, or when
+    that number is held, the lowest free one."""
+    slots: dict[int, int] = {}
+    for m in meshes:
+        for k, i in enumerate(m.materials):
+            if 0 <= i < len(scene.materials) and not scene.materials[i].extras.get("ue_weapon"):
+                slots.setdefault(i, k)
+
+    def image(i: int) -> int:
+        return scene.materials[i].textures[0].image if scene.materials[i].textures else -1
+
+    out: dict[int, int] = {}
+    holder: dict[int, int] = {}                  # number -> image of the material holding it
+    for i in slots:
+        n = scene.materials[i].extras.get("ue_texture")
+        if n is not None and holder.setdefault(int(n), image(i)) == image(i):
+            out[i] = int(n)
+    for i, k in slots.items():
+        if i in out:
+            continue
+        wanted = scene.materials[i].extras.get("ue_texture", k)
+        n = int(wanted) if int(wanted) not in holder else next((n for n in range(256) if n not in holder), 255)
+        if n != int(wanted) and "ue_texture" in scene.materials[i].extras:
+            warnings.warn(f"material {scene.materials[i].name!r}: skin number {wanted} is another skin's; "
+                          f"it gets {n}")
+        out[i] = n
+        holder[n] = image(i)
+    return out
+
+
+def _face_values(scene: Scene, mesh: Mesh, face: np.ndarray, numbers: dict[int, int],
+                 warnings: Warnings) -> dict[str, np.ndarray]:
+    """Type, flag bits, colour, skin and Flags byte per triangle: attributes first, else materials."""
+    slot = np.asarray(mesh.face_material if mesh.face_material is not None
+                      else np.zeros(len(mesh.faces), np.int32), np.int64)[face]
+    index = list(mesh.materials) or [-1]
+    slot = np.clip(slot, 0, len(index) - 1)
+    mats = [scene.materials[i] if 0 <= i < len(scene.materials) else None for i in index]
+
+    def per_slot(fn) -> np.ndarray:
+        return np.array([fn(m, i) for m, i in zip(mats, index)], np.int64)[slot]
+
+    def mat_type(m, i) -> int:
+        if m is None:
+            return TYPE_NORMAL
+        if "ue_type" in m.extras:
+            return int(m.extras["ue_type"]) & 15
+        if m.extras.get("ue_weapon"):
+            return TYPE_WEAPON
+        return _TYPE_OF_BLEND.get(m.blend, TYPE_TWO_SIDED if m.two_sided else TYPE_NORMAL)
+
+    fa = mesh.face_attributes
+    zero = np.zeros(len(face), np.int64)
+    # faces without a material, or in the weapon material, keep their face attribute (else their slot)
+    skin = per_slot(lambda m, i: numbers.get(i, -1))
+    kept = np.asarray(fa["ue_texture"])[face] if "ue_texture" in fa else slot
+    out = {
+        "ue_type": fa["ue_type"][face] if "ue_type" in fa else per_slot(mat_type),
+        "ue_flags": fa["ue_flags"][face] if "ue_flags" in fa else per_slot(
+            lambda m, i: int(m.extras.get("ue_flags", 0)) if m else 0),
+        "ue_color": fa["ue_color"][face] if "ue_color" in fa else zero,
+        "ue_texture": np.where(skin >= 0, skin, kept),
+        "ue_flags_byte": fa["ue_flags_byte"][face] if "ue_flags_byte" in fa else zero,
+    }
+    for name, v in out.items():
+        if v.min(initial=0) < 0 or v.max(initial=0) > 255:
+            warnings.warn(f"mesh {mesh.name!r}: face attribute {name} has values outside 0..255; clamped")
+    return {k: np.clip(np.asarray(v, np.int64), 0, 255) for k, v in out.items()}
+
+
+def _stack(mesh: Mesh) -> tuple[list[np.ndarray], np.ndarray]:
+    """A mesh's frames (shape key i = frame baked_frames[i], else i; no keys = one frame)."""
+    stack = [k.positions for k in mesh.shape_keys] if mesh.shape_keys else [mesh.positions]
+    numbers = np.asarray(mesh.extras.get("baked_frames") or range(len(stack)), np.int64)
+    if len(numbers) != len(stack):
+        numbers = np.arange(len(stack))
+    return stack, numbers
+
+
+def _pick(numbers: np.ndarray, options, warnings: Warnings) -> np.ndarray:
+    """Which frames to write: every one, or with `use_scene_range` off frame_start..frame_end by number."""
+    if options.use_scene_range:
+        return np.ones(len(numbers), bool)
+    if options.frame_end < options.frame_start:
+        raise UnsupportedFeature(f"the end frame {options.frame_end} is before the start frame {options.frame_start}")
+    pick = (numbers >= options.frame_start) & (numbers <= options.frame_end)
+    missing = (options.frame_end - options.frame_start + 1) - int(pick.sum())
+    if pick.any() and missing:
+        warnings.warn(f"frame range {options.frame_start}..{options.frame_end}: {missing} of its frames are "
+                      f"not in the scene ({numbers[0]}..{numbers[-1]}); writing the {int(pick.sum())} that are")
+    if not pick.any():
+        raise UnsupportedFeature(f"frame range {options.frame_start}..{options.frame_end} selects none of the "
+                                 f"{len(numbers)} frames ({numbers[0]}..{numbers[-1]})")
+    return pick
+
+
+def _frames(scene: Scene, node: int, mesh: Mesh, numbers: np.ndarray, place: np.ndarray, animate,
+            warnings: Warnings) -> np.ndarray:
+    """(3, F, V) float32: the mesh at each wanted frame number, its object animation applied,
+    then placed by `place` (its rest matrix relative to the reference object)."""
+    stack, own = _stack(mesh)
+    if len(own) > 1 and not np.isin(numbers, own).all():
+        warnings.warn(f"mesh {mesh.name!r} has frames {own[0]}..{own[-1]}, not every frame written; "
+                      "the nearest earlier frame stands in")
+    which = np.clip(np.searchsorted(own, numbers, side="right") - 1, 0, len(stack) - 1)
+    frames = np.empty((3, len(numbers), len(stack[0])), np.float32)       # axis-major: contiguous per axis
+    for f, i in enumerate(which):
+        frames[:, f, :] = np.asarray(stack[i]).T
+    animate(scene, node, frames, numbers)
+    if not np.allclose(place, np.eye(4), atol=1e-9):
+        frames[:] = (np.einsum("ij,jfv->ifv", place[:3, :3], frames) + place[:3, 3, None, None]).astype(np.float32)
+    return frames
+
+
+def merge(scene: Scene, options, warnings: Warnings, animate) -> Merged:
+    """`animate(scene, node, frames, numbers)` bakes a node's object animation into its (3, F, V) frames."""
+    pairs = mesh_nodes(scene)
+    if not pairs:
+        raise UnsupportedFeature("nothing to export: the scene has no mesh")
+    ref = reference(pairs)
+    ref_node, ref_mesh = pairs[ref]
+    # the frame numbers: those of the object with the most frames (each object is baked over the same ones)
+    numbers = max((_stack(m)[1] for _, m in pairs), key=len)
+    numbers = numbers[_pick(numbers, options, warnings)]
+    to_ref = np.linalg.inv(scene.world_matrix(ref_node)) if ref_node >= 0 else np.eye(4)
+    skins = skin_numbers(scene, [m for _, m in pairs], warnings)
+    frames, corners, uvs, values = [], [], [], []
+    offset = 0
+    drawn = [(node, mesh) for node, mesh in pairs if len(mesh.corners)] or pairs[ref:ref + 1]
+    for node, mesh in drawn:
+        place = to_ref @ scene.world_matrix(node) if node >= 0 else np.eye(4)
+        tri, face = triangulate(mesh)
+        frames.append(_frames(scene, node, mesh, numbers, place, animate, warnings))
+        corners.append(np.asarray(mesh.corners, np.int64)[tri] + offset)
+        uv = next(iter(mesh.uv_layers.values()), None)
+        uvs.append(None if uv is None else np.asarray(uv, np.float32)[tri])
+        values.append(_face_values(scene, mesh, face, skins, warnings))
+        offset += len(mesh.positions)
+    if any(u is None for u in uvs) and any(u is not None for u in uvs):
+        warnings.warn("some of the merged objects have no UV map; their triangles get UV (0, 0)")
+    top_left = np.array([0.0, 1.0], np.float32)                # UV bytes (0, 0)
+    uv = None if all(u is None for u in uvs) else np.concatenate(
+        [u if u is not None else np.tile(top_left, (len(c), 3, 1)) for u, c in zip(uvs, corners)])
+    first_material = {}
+    for i, n in skins.items():
+        first_material.setdefault(n, i)
+    return Merged(ref_mesh.name, ref_node, ref_mesh, np.concatenate(frames, axis=2), numbers, np.concatenate(corners),
+                  uv, {k: np.concatenate([v[k] for v in values]) for k in ATTRIBUTES},
+                  first_material)
