@@ -128,3 +128,19 @@ def test_u3d_v1_frame_whose_own_lod_indices_do_not_fit_is_refused(tmp_path):
     (tmp_path / "bad.u3d").write_bytes(_v1_lods_and_frames(lod1_frame1_points=2))
     with pytest.raises(FormatError, match=r"frame-0 mesh's indices do not fit .*MESH\[3\] \(LoD 1, frame 1"):
         load(tmp_path / "bad.u3d")
+
+
+def test_3ds_camera_under_a_zero_scale_parent_is_placed_without_a_linalg_error():
+    from addon.codec.formats.studio3ds import ids
+    from addon.codec.formats.studio3ds.model import Chunk
+    from addon.codec.formats.studio3ds.options import ImportOptions
+    from addon.codec.formats.studio3ds.read import parse
+    from addon.codec.formats.studio3ds.scene import to_scene
+    from tests.codec.fixtures_3ds import build, kf_node, obj
+    cam = obj("Cam", Chunk(ids.N_CAMERA, (0.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 50.0)))
+    nodes = [kf_node(0, "$$$DUMMY", instance="Flat", scl=(0, 0, 0)),
+             kf_node(1, "Cam", parent=0, tag=ids.CAMERA_NODE_TAG, pos=(1, 2, 3)),
+             kf_node(2, "Cam", parent=0, tag=ids.TARGET_NODE_TAG, pos=(0, 5, 0))]
+    w = Warnings()
+    scene = to_scene(parse(build([cam], kf_nodes=nodes), w), ImportOptions(), w)
+    assert all(np.isfinite(n.matrix).all() for n in scene.nodes)

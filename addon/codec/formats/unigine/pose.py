@@ -104,19 +104,6 @@ def _polar(m: np.ndarray) -> np.ndarray:
     return out
 
 
-def _inverse(m: np.ndarray) -> np.ndarray:
-    """Inverses of (..., 4, 4) matrices; one that has none (singular, not finite) gives the identity."""
-    m = np.asarray(m, np.float64)
-    if m.ndim == 2:
-        return _inverse(m[None])[0]
-    out = np.tile(np.eye(4), (len(m), 1, 1))
-    with np.errstate(all="ignore"):
-        ok = np.isfinite(m).all(axis=(-2, -1)) & (np.abs(np.linalg.det(np.nan_to_num(m))) > 1e-30)
-    if ok.any():
-        out[ok] = np.linalg.inv(m[ok])
-    return out
-
-
 def split_rest(local: np.ndarray, parents: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Parent-local bind matrices -> (rigid world, rigid parent-local, parent's residue, own residue).
 
@@ -131,13 +118,13 @@ def split_rest(local: np.ndarray, parents: list[int]) -> tuple[np.ndarray, np.nd
     resid[:, :3, :3] = np.swapaxes(rot, -1, -2) @ world[:, :3, :3]
     unit = np.abs(resid - np.eye(4)).max(axis=(-2, -1)) < 1e-6 if n else np.zeros(0, bool)
     resid[unit] = np.eye(4)
-    rigid_world = world @ _inverse(resid)
+    rigid_world = world @ axes.inverse_or_identity(resid)
     rigid_world[unit] = world[unit]
     par = np.asarray(parents, np.int64).reshape(-1)
     root = par < 0
     d_parent = resid[np.where(root, 0, par)] if n else resid.copy()
     d_parent[root] = np.eye(4)
-    rigid_local = d_parent @ local @ _inverse(resid)
+    rigid_local = d_parent @ local @ axes.inverse_or_identity(resid)
     plain = unit & (root | unit[np.where(root, 0, par)]) if n else unit
     rigid_local[plain] = local[plain]
     return rigid_world, rigid_local, d_parent, resid
@@ -201,8 +188,8 @@ def keys_to_basis(rest_local: np.ndarray, t, q, s, d_parent=None, resid=None):
     """
     key = axes.compose(t, q, s)
     if d_parent is not None:
-        key = d_parent[None] @ key @ _inverse(resid)[None]
-    basis = _inverse(rest_local)[None] @ key
+        key = d_parent[None] @ key @ axes.inverse_or_identity(resid)[None]
+    basis = axes.inverse_or_identity(rest_local)[None] @ key
     loc, rot, scale = axes.decompose(basis)
     return loc, continuous(rot), scale
 
