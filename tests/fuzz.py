@@ -160,6 +160,17 @@ def _integer(rng, b, _, __) -> None:
     struct.pack_into(fmt, b, at, value % (1 << (8 * width)))
 
 
+_FLOATS = [0.0, -0.0, float("nan"), float("inf"), -float("inf"), 1e38, -1e38, 1e-38, -1.0, 65536.0]
+
+
+def _float(rng, b, _, __) -> None:
+    """An interesting float (zero, NaN, infinity, huge, tiny) over an aligned 4-byte field."""
+    if len(b) >= 4:
+        at = rng.randrange(len(b) - 3)
+        at -= at % rng.choice((1, 2, 4, 4, 4))
+        struct.pack_into("<f", b, at, rng.choice(_FLOATS))
+
+
 def _chunks_3ds(data: bytes) -> list[tuple[int, int, list[int]]]:
     """(offset, length, ancestor offsets) of every chunk a clean walk finds."""
     out = []
@@ -245,7 +256,7 @@ def _splice(rng, b: bytearray, case: Case, others: list[bytes]) -> None:
     b[cut:] = other[rng.randint(0, len(other)):]
 
 
-MUTATIONS = [_flip, _flip, _truncate, _insert, _delete, _integer, _integer, _integer, _splice]
+MUTATIONS = [_flip, _flip, _truncate, _insert, _delete, _integer, _integer, _integer, _float, _float, _splice]
 
 
 def mutate(rng: random.Random, case: Case, others: list[bytes]) -> Case:

@@ -144,3 +144,14 @@ def test_3ds_camera_under_a_zero_scale_parent_is_placed_without_a_linalg_error()
     w = Warnings()
     scene = to_scene(parse(build([cam], kf_nodes=nodes), w), ImportOptions(), w)
     assert all(np.isfinite(n.matrix).all() for n in scene.nodes)
+
+
+def test_uc_zero_meshmap_scale_is_a_warning_and_a_usable_placement(tmp_path):
+    d, a = tetra_pair()
+    (tmp_path / "t_d.3d").write_bytes(d)
+    (tmp_path / "t_a.3d").write_bytes(a)
+    (tmp_path / "t.uc").write_bytes(b"#exec MESH IMPORT MESH=t ANIVFILE=t_a.3d DATAFILE=t_d.3d\r\n"
+                                    b"#exec MESHMAP SCALE MESHMAP=t X=0.5 Y=0 Z=0.25\r\n")
+    scene = load(tmp_path / "t.uc")
+    assert any("MESHMAP SCALE of 0 would flatten the mesh" in w for w in scene.warnings)
+    assert abs(np.linalg.det(scene.nodes[0].matrix)) > 0

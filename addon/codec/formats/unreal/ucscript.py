@@ -109,7 +109,12 @@ def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
                 continue
             seq.notifies.append((number(d, "TIME", 0.0, warnings), d.get("FUNCTION")))
         elif kind == ("MESHMAP", "SCALE"):
-            setup.scale = tuple(number(d, k, 1.0, warnings) for k in "XYZ")
+            scale = [number(d, k, 1.0, warnings) for k in "XYZ"]
+            if 0.0 in scale:
+                # a flat mesh cannot be placed back (no inverse): the axis keeps the unit scale
+                warnings.warn(f".uc line {d.line}: MESHMAP SCALE of 0 would flatten the mesh; 1 used on that axis")
+                scale = [v or 1.0 for v in scale]
+            setup.scale = tuple(scale)
         elif kind == ("MESHMAP", "SETTEXTURE"):
             num = number(d, "NUM", -1, warnings)
             if num < 0 or num > 255:
