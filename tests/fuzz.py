@@ -450,7 +450,7 @@ def minimize(runner: Runner, case: Case, signature: str, budget: float = 20.0) -
 
 
 def save_case(case: Case, signature: str, details: str, where: Path = CASES) -> Path:
-    key = hashlib.sha1(f"{case.fmt}|{signature}".encode()).hexdigest()[:10]
+    key = hashlib.sha1(f"{case.fmt}|{signature}".encode() + case.files[case.victim]).hexdigest()[:10]
     folder = where / f"{case.fmt}-{key}"
     if folder.exists():
         shutil.rmtree(folder)

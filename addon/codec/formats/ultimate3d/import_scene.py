@@ -298,9 +298,10 @@ class _Builder:
                 self.warnings.warn(f"action range {name!r} [{first}, {end}] is reversed or reaches past the "
                                    f"file's last frame ({last})")
             # the action ends with the file's frames (its own numbers stay in the extras for the round trip)
-            stop = max(min(end, last), first)
-            self.sc.animations.append(Animation(name=name, frame_start=first, frame_end=stop,
-                                                channels=[slice_channel(c, first, stop) for c in self.channels],
+            start = min(first, last)
+            stop = max(min(end, last), start)
+            self.sc.animations.append(Animation(name=name, frame_start=start, frame_end=stop,
+                                                channels=[slice_channel(c, start, stop) for c in self.channels],
                                                 # NLA strips, one per range: an active action would hide the others
                                                 extras={"u3d_action_range": [first, end], "placement": "NLA"}))
             self.sc.markers += [Marker(name, first), Marker(f"{name}_end", end)]
