@@ -8,9 +8,12 @@ import bpy
 import numpy as np
 
 from ..codec.scene import (Armature, Bone, Camera, Image, Light, Mesh, Node, Scene, ShapeKey, Skin)
+from ..codec.welding import next_corner
 from . import props
 from .material_build import collect_material
+from .mesh_build import corner_edges
 from .weights import weight_triples
+from .world import collect_world
 
 
 @dataclass(frozen=True)
@@ -212,6 +215,7 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
         starts = starts.astype(np.uint32)
     m = Mesh(name=me.name, positions=pos, corners=loop_vert[corner_src].astype(np.uint32),
              faces=starts, normals=normals[corner_src], face_material=mat_index[face_src])
+    _read_sharp(me, m, corner_src, face_src, L, P)
     if tangents and me.uv_layers and L:
         # MikkTSpace from the active UV map; it needs faces of 3 or 4 corners
         sizes = np.empty(P, np.int32)
@@ -246,6 +250,28 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
         elif attr.domain == "CORNER":
             m.corner_attributes[attr.name] = arr[corner_src]
     return m
+
+
+def _read_sharp(me, m: Mesh, corner_src, face_src, L: int, P: int) -> None:
+    """Sharp edges per (triangulated) corner and flat faces, when the mesh has them: an edge a
+    triangulation adds inside a polygon is never sharp."""
+    edge_attr, face_attr = me.attributes.get("sharp_edge"), me.attributes.get("sharp_face")
+    if edge_attr is None and face_attr is None:
+        return
+    if face_attr is not None:
+        m.sharp_faces = _read_attribute(face_attr).astype(bool)[face_src]
+    sharp = np.zeros(L, bool)
+    if edge_attr is not None and L:
+        sharp = _read_attribute(edge_attr).astype(bool)[corner_edges(me)]
+    if isinstance(corner_src, slice):
+        m.sharp_edges = sharp
+        return
+    starts = np.empty(P, np.int32)
+    me.polygons.foreach_get("loop_start", starts)
+    loop_next = next_corner(starts, L)
+    tri = np.asarray(corner_src, np.int64).reshape(-1, 3)
+    after = np.roll(tri, -1, axis=1)
+    m.sharp_edges = (sharp[tri] & (loop_next[tri] == after)).ravel()
 
 
 _READ = {"INT": ("value", 1, np.int32), "BOOLEAN": ("value", 1, np.bool_), "QUATERNION": ("value", 4, np.float32), "FLOAT": ("value", 1, np.float32), "FLOAT2": ("vector", 2, np.float32),
@@ -293,9 +319,38 @@ def local_matrix(ob, parent, G) -> np.ndarray:
     return _m(frame.inverted_safe() @ ob.matrix_world)
 
 
+def lens_36(cam, render) -> float:
+    """The lens that gives, on the Scene's 36 mm wide sensor, the horizontal field of view this
+    camera renders with its own sensor size and fit at the scene's aspect ratio."""
+    aspect = (render.resolution_x * render.pixel_aspect_x) / max(render.resolution_y * render.pixel_aspect_y, 1e-9)
+    fit = cam.sensor_fit
+    if fit == "AUTO":
+        fit, sensor = ("HORIZONTAL" if aspect >= 1 else "VERTICAL"), cam.sensor_width
+    else:
+        sensor = cam.sensor_width if fit == "HORIZONTAL" else cam.sensor_height
+    half = sensor / 2 / max(cam.lens, 1e-6)                    # tan of half the fitted angle
+    if fit == "VERTICAL":
+        half *= aspect                                         # the width follows from the height
+    return 18.0 / half
+
+
+def collect_light(li) -> Light:
+    """Attenuation as Blender's custom distance (the light's cut-off) has it; else as imported."""
+    extras = props.load(li)
+    use = bool(extras.pop("use_attenuation", False))
+    start = float(extras.pop("attenuation_start", 0.0))
+    end = float(extras.pop("attenuation_end", 0.0))
+    if hasattr(li, "use_custom_distance"):
+        use = bool(li.use_custom_distance)
+        end = float(li.cutoff_distance) if use else end
+    return Light(li.name, li.type, tuple(li.color), li.energy, getattr(li, "spot_size", 0.785),
+                 getattr(li, "spot_blend", 0.15), li.use_shadow, use, start, end, extras=extras)
+
+
 def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     c = _Collector(context, o)
     objs = objects_in_scope(context, o)
+    sc = context.scene
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
     G = _m(o.global_matrix)
     for ob in objs:
@@ -315,16 +370,11 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.data = c.mesh(ob)
         elif ob.type == "CAMERA":
             cam = ob.data
-            c.scene.cameras.append(Camera(cam.name, cam.lens, cam.clip_start, cam.clip_end, props.load(cam)))
+            c.scene.cameras.append(Camera(cam.name, lens_36(cam, sc.render), cam.clip_start, cam.clip_end,
+                                          props.load(cam)))
             node.data = len(c.scene.cameras) - 1
         elif ob.type == "LIGHT":
-            li = ob.data
-            extras = props.load(li)
-            c.scene.lights.append(Light(li.name, li.type, tuple(li.color), li.energy,
-                                        getattr(li, "spot_size", 0.785), getattr(li, "spot_blend", 0.15),
-                                        li.use_shadow, bool(extras.pop("use_attenuation", False)),
-                                        float(extras.pop("attenuation_start", 0.0)),
-                                        float(extras.pop("attenuation_end", 0.0)), extras=extras))
+            c.scene.lights.append(collect_light(ob.data))
             node.data = len(c.scene.lights) - 1
         elif ob.type == "ARMATURE":
             node.data = c.armature(ob)
@@ -335,6 +385,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.target_up = bool(getattr(track, "use_target_z", False))
         c.scene.nodes.append(node)
     sc = context.scene
+    c.scene.world = collect_world(sc.world, c.image_index)
     c.scene.frame_start, c.scene.frame_end = sc.frame_start, sc.frame_end
     c.scene.fps = sc.render.fps / sc.render.fps_base
     if o.use_keyframes:

@@ -7,6 +7,7 @@ so that collect() can give the slot back unchanged.
 """
 from __future__ import annotations
 
+import math
 import os
 
 import bpy
@@ -80,14 +81,16 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
         if slot.kind in ("base_color", "base_color_2"):
             base_nodes.append((slot, tex))
         elif slot.kind in _INPUT:
-            out = tex.outputs["Alpha" if slot.kind == "alpha" and tex.image and tex.image.depth == 32 else "Color"]
-            nt.links.new(out, bsdf.inputs[_INPUT[slot.kind]])
+            alpha = slot.kind == "alpha" and (slot.alpha_source or (tex.image and tex.image.depth == 32))
+            nt.links.new(tex.outputs["Alpha" if alpha else "Color"], bsdf.inputs[_INPUT[slot.kind]])
         elif slot.kind in ("normal", "bump"):
             node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
             node.location = (-250, y + 320)
             node.inputs["Strength"].default_value = slot.strength
             nt.links.new(tex.outputs["Color"], node.inputs["Color" if slot.kind == "normal" else "Height"])
             nt.links.new(node.outputs["Normal"], bsdf.inputs["Normal"])
+    if base_nodes and base_nodes[0][0].alpha_source and not bsdf.inputs["Alpha"].links:
+        nt.links.new(base_nodes[0][1].outputs["Alpha"], bsdf.inputs["Alpha"])     # the picture's own alpha
     if base_nodes:
         out = base_nodes[0][1].outputs["Color"]
         if len(base_nodes) > 1:
@@ -112,11 +115,17 @@ def _texture_node(nt, slot: TextureSlot, images: list, y: float):
         tex.image = images[slot.image]
         if slot.kind in _NON_COLOR and tex.image.source == "FILE":
             tex.image.colorspace_settings.is_data = True
+    tex.extension = slot.extension
     mapping = nt.nodes.new("ShaderNodeMapping")
     mapping.location = (-800, y)
-    mapping.inputs["Location"].default_value = (slot.offset[0], slot.offset[1], 0.0)
-    mapping.inputs["Rotation"].default_value = (0.0, 0.0, slot.rotation)
+    loc, rot = (slot.offset, slot.rotation) if slot.pivot is None else _about_pivot(slot)
+    mapping.inputs["Location"].default_value = (loc[0], loc[1], 0.0)
+    mapping.inputs["Rotation"].default_value = (0.0, 0.0, rot)
     mapping.inputs["Scale"].default_value = (slot.scale[0], slot.scale[1], 1.0)
+    if slot.pivot is not None:
+        tex["lgf_pivot"] = list(slot.pivot)
+    if slot.alpha_source:
+        tex["lgf_alpha_source"] = 1
     uv = nt.nodes.new("ShaderNodeUVMap")
     uv.location = (-1000, y)
     uv.uv_map = slot.uv_layer
@@ -125,6 +134,28 @@ def _texture_node(nt, slot: TextureSlot, images: list, y: float):
     tex["lgf_strength"] = slot.strength
     props.store(tex, slot.extras)
     return tex
+
+
+def _turn(v, angle: float) -> np.ndarray:
+    c, s = math.cos(angle), math.sin(angle)
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def _about_pivot(slot: TextureSlot):
+    """Mapping-node location and angle that move the picture by `offset`, turn it by `rotation`
+    counter-clockwise and repeat it `scale` times, all about `pivot`. The node maps coordinates
+    (scale, then turn, then move), so the picture goes the other way: coordinates turn by
+    -rotation and the location takes the pivot and offset round."""
+    c, off, sc = np.asarray(slot.pivot, float), np.asarray(slot.offset, float), np.asarray(slot.scale, float)
+    return c - _turn(sc * (c + off), -slot.rotation), -slot.rotation
+
+
+def _from_pivot(loc, rot: float, scale, pivot) -> tuple[tuple[float, float], float]:
+    """_about_pivot() turned round: (offset, rotation) from the node's location and angle."""
+    c, sc = np.asarray(pivot, float), np.asarray(scale, float)
+    sc = np.where(np.abs(sc) > 1e-12, sc, 1.0)
+    off = _turn(c - np.asarray(loc, float), -rot) / sc - c
+    return (float(off[0]), float(off[1])), -rot
 
 
 # ---------------------------------------------------------------------------
@@ -166,10 +197,16 @@ def _collect_slot(tex, image_index) -> TextureSlot:
         rot = mapping.inputs["Rotation"].default_value
         scl = mapping.inputs["Scale"].default_value
         slot.offset, slot.rotation, slot.scale = (loc[0], loc[1]), float(rot[2]), (scl[0], scl[1])
+        if "lgf_pivot" in tex:
+            slot.pivot = tuple(float(x) for x in tex["lgf_pivot"])
+            slot.offset, slot.rotation = _from_pivot(loc[:2], float(rot[2]), scl[:2], slot.pivot)
         uvl = mapping.inputs["Vector"].links
         if uvl and uvl[0].from_node.type == "UVMAP":
             slot.uv_layer = uvl[0].from_node.uv_map
     extras = props.load(tex)
+    extras.pop("lgf_pivot", None)
+    slot.extension = tex.extension
+    slot.alpha_source = bool(extras.pop("lgf_alpha_source", 0))
     slot.strength = float(extras.pop("lgf_strength", 1.0))
     slot.extras = extras
     return slot

@@ -4,6 +4,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
+from ..codec import welding
 from ..codec.scene import Mesh
 from . import props
 
@@ -45,7 +46,7 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     me.loops.add(len(corners))
     me.polygons.add(len(starts))
     # the attribute API takes each array in one copy; the per-element collections are much slower
-    if len(pos):          # a mesh without vertices (a biped "bone" object) has no position attribute
+    if len(pos):                     # an empty mesh has no position attribute yet
         me.attributes["position"].data.foreach_set("vector", pos.ravel())
     corner_vert = me.attributes.get(".corner_vert")
     (corner_vert.data if corner_vert is not None else me.loops).foreach_set(
@@ -61,7 +62,8 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     for index in m.materials:
         me.materials.append(materials[index] if index >= 0 else None)
     if m.face_material is not None and len(m.materials) > 1:
-        me.polygons.foreach_set("material_index", np.ascontiguousarray(m.face_material, np.int32))
+        # the attribute API takes it in one copy; polygons.foreach_set goes face by face
+        add_attribute(me, "material_index", "FACE", np.ascontiguousarray(m.face_material, np.int32))
     for name, arr in m.face_attributes.items():
         add_attribute(me, name, "FACE", arr)
     for name, arr in m.vertex_attributes.items():
@@ -70,10 +72,55 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
         add_attribute(me, name, "CORNER", arr)
 
     me.update(calc_edges=True)
-    if m.normals is not None and len(m.normals) == len(corners):
+    if m.smoothing is not None and len(m.smoothing) == len(starts):
+        if not _smooth_by_groups(me, m, corners, starts):
+            bpy.data.meshes.remove(me)
+            return build_mesh(m, materials)          # points were split: once more with the new vertices
+    elif m.sharp_edges is not None and len(m.sharp_edges) == len(corners):
+        _set_sharp(me, m.sharp_edges, m.sharp_faces)
+    elif m.normals is not None and len(m.normals) == len(corners):
         me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
     props.store(me, m.extras)
     return me
+
+
+def corner_edges(me) -> np.ndarray:
+    """(C,) Blender's edge index of the edge from each corner to the next one of its face."""
+    out = np.empty(len(me.loops), np.int32)
+    attr = me.attributes.get(".corner_edge")
+    if attr is not None:
+        attr.data.foreach_get("value", out)
+    else:
+        me.loops.foreach_get("edge_index", out)
+    return out
+
+
+def _set_sharp(me, sharp_corners, flat, edge_of=None) -> None:
+    """Native smoothing: sharp edges and flat faces, from which Blender derives the normals."""
+    sharp = np.zeros(len(me.edges), bool)
+    sharp[(corner_edges(me) if edge_of is None else edge_of)[np.asarray(sharp_corners, bool)]] = True
+    add_attribute(me, "sharp_edge", "EDGE", sharp)
+    add_attribute(me, "sharp_face", "FACE", np.zeros(len(me.polygons), bool) if flat is None
+                  else np.asarray(flat, bool))
+
+
+def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> bool:
+    """Sharp edges and flat faces from the group masks, with Blender's edges. Where faces meet at
+    a vertex without an edge, Cycles smooths across them (dark smears) though Blender's corner
+    normals do not: such points get a vertex per fan of faces, in the Scene mesh, and False asks
+    for the mesh to be built again."""
+    edge_of = corner_edges(me)
+    edges = welding.edge_pairs(corners, welding.next_corner(starts, len(corners)), edge_of)
+    new_corners, source = welding.split_fans(corners, welding.fan_labels(len(corners), edges), len(m.positions))
+    if len(source) > len(m.positions):
+        welding.split_vertices(m, new_corners, source)
+        return False
+    if m.normals is not None and len(m.normals) == len(corners):
+        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+    else:
+        sharp, flat = welding.sharp_from_groups(m.smoothing, starts, len(corners), edges)
+        _set_sharp(me, sharp, flat, edge_of)
+    return True
 
 
 def add_shape_keys(obj, m: Mesh) -> None:

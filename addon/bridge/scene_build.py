@@ -12,6 +12,7 @@ from ..codec.scene import Scene
 from . import props
 from .material_build import build_image, build_material
 from .mesh_build import add_shape_keys, add_skin, build_mesh
+from .world import build_world
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class BuildOptions:
     object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
     apply_transform: bool = False        # bake root transforms into mesh data
     set_frame_range: bool = True
+    world: str = "NEW"                   # NEW: a world of its own set on the scene; REPLACE: the scene's
+                                         # world rebuilt; NONE: the scene's world left alone
+    world_name: str = ""
 
 
 @dataclass
@@ -162,13 +166,8 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         apply_timeline(context, scene)
     for mk in scene.markers:
         sc.timeline_markers.new(mk.name, frame=int(mk.frame))
-    if scene.world_ambient is not None or scene.world_background is not None:
-        world = sc.world or bpy.data.worlds.new("World")
-        sc.world = world
-        if scene.world_background is not None:
-            world.color = scene.world_background
-        if scene.world_ambient is not None:
-            world["ambient"] = list(scene.world_ambient)
+    if scene.world is not None and options.world != "NONE":
+        build_world(scene.world, images, options.world_name or "World", context, replace=options.world == "REPLACE")
     return res
 
 

@@ -13,6 +13,7 @@ from .errors import CodecError, FormatError, UnsupportedFeature, Warnings, Wrong
 from .fileio import write_atomically
 from .registry import FormatSpec, find_format, registered_formats
 from .scene import Scene
+from .smoothing import with_normals
 
 __all__ = ["load", "save", "encode", "check", "info", "read_model", "options_for",
            "CodecError", "FormatError", "UnsupportedFeature", "WrongPassword", "Scene", "registered_formats"]
@@ -62,6 +63,7 @@ def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[di
     p = Path(path)
     spec = find_format(p, fmt, for_write=True)
     warnings = Warnings()
+    scene = with_normals(scene)      # a .3ds read for Blender's own smoothing has groups, no normals
     model = spec.from_scene(scene, options_for(spec.export_options, options), warnings)
     return spec.encode(model, p), warnings.as_list()
 

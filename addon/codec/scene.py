@@ -51,6 +51,11 @@ class TextureSlot:
     scale: tuple[float, float] = (1.0, 1.0)
     offset: tuple[float, float] = (0.0, 0.0)
     rotation: float = 0.0          # radians, counter-clockwise
+    # how the picture sits on the UVs: offset moves it, rotation turns it and scale repeats it,
+    # about `pivot`; None: the older reading, straight into Blender's Mapping node
+    pivot: tuple[float, float] | None = None
+    extension: str = "REPEAT"      # REPEAT, CLIP (no tiling: nothing outside), MIRROR, EXTEND
+    alpha_source: bool = False     # the picture's alpha channel is what counts (opacity from alpha)
     strength: float = 1.0          # 0..1 blend amount
     extras: dict[str, Any] = field(default_factory=dict)
 
@@ -101,6 +106,13 @@ class Mesh:
     faces: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint32))    # (F,) loop starts
     uv_layers: dict[str, np.ndarray] = field(default_factory=dict)      # name -> (C, 2) float32
     normals: np.ndarray | None = None                                   # (C, 3) float32 custom split normals
+    # native smoothing: Blender derives the normals from these (custom `normals`, if given, win)
+    smoothing: np.ndarray | None = None                                 # (F,) uint32 group masks: an edge is
+                                                                        # smooth where its faces share a bit;
+                                                                        # 0 = flat (3DS smoothing groups)
+    sharp_edges: np.ndarray | None = None                               # (C,) bool: the edge from this corner
+                                                                        # to the next one of its face is sharp
+    sharp_faces: np.ndarray | None = None                               # (F,) bool: flat shaded
     colors: dict[str, np.ndarray] = field(default_factory=dict)         # name -> (C, 4) float32 0..1
     face_material: np.ndarray | None = None                             # (F,) int32 slot index
     materials: list[int] = field(default_factory=list)                  # slot -> Scene.materials index (-1 empty)
@@ -237,6 +249,40 @@ class Animation:
 
 
 # ---------------------------------------------------------------------------
+# World
+# ---------------------------------------------------------------------------
+@dataclass
+class Fog:
+    """Fog that thickens with the distance from the camera: density (0..1) at the near and far
+    distance; `layer`: between two heights only (z_min..z_max), with `falloff` "TOP", "BOTTOM" or ""."""
+    color: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    near: float = 0.0
+    near_density: float = 0.0
+    far: float = 1000.0
+    far_density: float = 1.0
+    background: bool = False         # also fogs the background
+    use: bool = True                 # switched on in the file
+    layer: tuple[float, float] | None = None
+    falloff: str = ""
+
+
+@dataclass
+class World:
+    """The environment: ambient light and what the camera sees behind everything.
+    background: "NONE", "SOLID", "GRADIENT" or "IMAGE" (the one in use; the others are kept too)."""
+    ambient: tuple[float, float, float] | None = None
+    background: str = "NONE"
+    color: tuple[float, float, float] | None = None                 # solid background
+    gradient: list[tuple[float, float, float]] = field(default_factory=list)   # top, middle, bottom
+    gradient_middle: float = 0.5     # height of the middle colour, 0 = bottom .. 1 = top of the view
+    image: int = -1                  # index into Scene.images: the background picture, fit to the view
+    fog: Fog | None = None           # distance fog
+    layer_fog: Fog | None = None     # fog between two heights
+    distance_cue: Fog | None = None  # objects dim to black with the distance (color black)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------
 @dataclass
 class Scene:
     nodes: list[Node] = field(default_factory=list)
@@ -251,8 +297,7 @@ class Scene:
     frame_start: int | None = None                          # scene frame range, None = leave as is
     frame_end: int | None = None
     fps: float = 0.0
-    world_ambient: tuple[float, float, float] | None = None
-    world_background: tuple[float, float, float] | None = None
+    world: World | None = None                              # the environment, when the format has one
     metadata: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 

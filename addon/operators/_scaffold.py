@@ -69,6 +69,11 @@ class ImportOperator(ImportHelper):
     use_new_collection: BoolProperty(name="New Collection", default=False,
                                      description="Put the imported objects in a new collection named after the file")
 
+    def invoke(self, context, event):
+        # a dropped file (filepath set) asks for the options in a popup, as Blender's own importers do;
+        # otherwise the file browser opens
+        return self.invoke_popup(context)
+
     def paths(self) -> list[str]:
         if self.files and self.directory and any(f.name for f in self.files):
             return [os.path.join(self.directory, f.name) for f in self.files if f.name]
@@ -81,6 +86,8 @@ class ImportOperator(ImportHelper):
             use_keyframes=self.use_keyframes,
             object_types=frozenset(self.object_types),
             apply_transform=self.apply_transform,
+            world=getattr(self, "world", "NEW"),
+            world_name=Path(path).stem,
         )
 
     def build(self, context, scene, options: bridge.BuildOptions) -> bridge.BuildResult:

@@ -1,9 +1,11 @@
 """File > Import/Export for 3D Studio (.3ds)."""
 import bpy
-from bpy.props import BoolProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
 from bpy_extras.io_utils import orientation_helper
 
 from ..codec.formats.studio3ds.options import ExportOptions, ImportOptions
+from ..bridge import texture_paths
+from ._normals import normals_property
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 
 
@@ -24,6 +26,11 @@ class IMPORT_SCENE_OT_studio3ds(bpy.types.Operator, ImportOperator):
     use_hierarchy: BoolProperty(name="Hierarchy", default=True,
                                 description="Parent and place objects as the keyframer says (pivots, "
                                             "instances, dummies); off: the stored mesh placement only")
+    normals: normals_property(smoothing_groups=True)
+    world: EnumProperty(name="World", default="NEW", items=(
+        ("NEW", "New World", "Ambient light, background and fog in a world of the file's own, set on the scene"),
+        ("REPLACE", "Replace Scene World", "Rebuild the scene's current world from the file's environment"),
+        ("NONE", "Keep Scene World", "Leave the scene's world as it is")))
 
 
 @orientation_helper(axis_forward="Y", axis_up="Z")
@@ -42,6 +49,17 @@ class EXPORT_SCENE_OT_studio3ds(bpy.types.Operator, ExportOperator):
     use_hierarchy: BoolProperty(name="Hierarchy", default=True, description="Write parents through the keyframer")
     master_scale: FloatProperty(name="Master Scale", default=1.0, min=1e-6,
                                 description="Value written as the file's master scale (0x0100)")
+    path_mode: EnumProperty(name="Path Mode", items=texture_paths.MODES, default="STRIP",
+                            description="How texture files are named in the file")
+
+    def collect(self, context):
+        scene = super().collect(context)
+        texture_paths.refer_images(scene, self.filepath, self.path_mode, self.texture_names_83)
+        return scene
+
+    def draw(self, context):
+        super().draw(context)
+        self.layout.prop(self, "path_mode")
 
 
 CLASSES = (

@@ -7,6 +7,7 @@ from bpy_extras.io_utils import orientation_helper
 
 from .. import bridge
 from ..codec.formats.ultimate3d.options import ExportOptions, ImportOptions
+from ._normals import normals_property
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 
 
@@ -24,6 +25,7 @@ class IMPORT_SCENE_OT_ultimate3d(bpy.types.Operator, ImportOperator):
     texture_search_folder: StringProperty(name="Texture Folder", subtype="DIR_PATH", default="",
                                           description="Where to look for textures not found beside the model "
                                                       "or in its gfx/ folder")
+    normals: normals_property()
 
 
 def _animated_shape_keys(objs) -> bool:

@@ -45,3 +45,24 @@ def cube_with_rising_key(context, end_frame: int):
     up.value = 1.0
     up.keyframe_insert("value", frame=end_frame)
     return ob
+
+
+def tiny_render(tmp_path, engine: str, size: int, samples: int, name: str = "render") -> np.ndarray:
+    """Render the scene's camera view at size x size with few samples (CPU); (size, size, 3) RGB,
+    bottom row first."""
+    sc = bpy.context.scene
+    sc.render.engine = engine
+    sc.render.resolution_x = sc.render.resolution_y = size
+    sc.render.resolution_percentage = 100
+    if engine == "CYCLES":
+        sc.cycles.samples, sc.cycles.use_denoising, sc.cycles.device = samples, False, "CPU"
+    else:
+        sc.eevee.taa_render_samples = samples
+    sc.render.image_settings.file_format = "PNG"
+    out = tmp_path / f"{name}.png"
+    sc.render.filepath = str(out)
+    bpy.ops.render.render(write_still=True)
+    img = bpy.data.images.load(str(out))
+    px = np.empty(len(img.pixels), np.float32)
+    img.pixels.foreach_get(px)
+    return px.reshape(size, size, 4)[..., :3]

@@ -49,7 +49,7 @@ def test_smoothing_groups_flags_and_textures(clean, tmp_path):
     me = ob.data
     assert me.attributes["smoothing_groups"].domain == "FACE"
     assert me.attributes["face_flags"].domain == "FACE"
-    assert me.has_custom_normals
+    assert not me.has_custom_normals and me.attributes["sharp_edge"].domain == "EDGE"   # native smoothing
     mat = me.materials[0]
     images = [n.image for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]
     assert images and images[0].filepath.lower().endswith("mp5sil.bmp")

@@ -150,6 +150,41 @@ def test_bundled_wheel_is_installed_with_the_extension(lgf):
     assert (site / "Crypto" / "Cipher").is_dir(), f"pycryptodome from the zip's wheels/ is not in {site}"
 
 
+DROPPED = {
+    "import_scene.studio3ds": "3ds/jeep1.3ds",
+    "import_scene.unreal_vertex_mesh": "unreal/box_d.3d",
+    "import_scene.unigine_mesh": "unigine/grid_static.mesh",
+    "import_anim.unigine_anim": "unigine/tube_bend.anim",      # onto the armature of tube_skinned.mesh
+    "import_scene.ultimate3d": "ultimate3d/cube_v2.u3d",
+}
+
+
+@pytest.mark.parametrize("idname", sorted(DROPPED))
+def test_a_dropped_file_opens_the_options_popup(clean, lgf, idname):
+    """A drop calls invoke with filepath set: like Blender's own importers, the operator asks for
+    its options in a popup (ImportHelper.invoke_popup) instead of opening the file browser.
+    Background Blender never calls invoke, so invoke is called here on a stand-in operator that
+    records the popup; then the drop itself, which imports the file."""
+    from types import SimpleNamespace
+    from tests.codec.fixtures_3ds import ASSETS
+    cls = next(c for c in _operator_classes(lgf) if c.bl_idname == idname)
+    asked = []
+    stand_in = SimpleNamespace(invoke_popup=lambda context, *a, **k: asked.append(context) or {"RUNNING_MODAL"})
+    assert cls.invoke(stand_in, bpy.context, None) == {"RUNNING_MODAL"} and asked == [bpy.context]
+    if idname == "import_anim.unigine_anim":
+        bpy.ops.import_scene.unigine_mesh(filepath=str(ASSETS.parent / "unigine/tube_skinned.mesh"))
+    before = len(bpy.data.objects) + len(bpy.data.actions)
+    mod, name = idname.split(".")
+    op = getattr(getattr(bpy.ops, mod), name)
+    assert op("INVOKE_DEFAULT", filepath=str(ASSETS.parent / DROPPED[idname])) == {"FINISHED"}
+    assert len(bpy.data.objects) + len(bpy.data.actions) > before
+
+
+def test_every_file_handler_import_is_in_the_drop_test(lgf):
+    handlers = [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.FileHandler)]
+    assert {h.bl_import_operator for h in handlers} <= set(DROPPED)
+
+
 def test_cli_command_takes_lgf_arguments_folders_and_jobs(lgf, tmp_path, capsys):
     from importlib import import_module
     from tests.codec.cli_tree import make_tree

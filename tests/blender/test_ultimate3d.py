@@ -368,3 +368,41 @@ def test_object_animation_is_reported_and_ranges_fit(clean, tmp_path, capsys):
     assert "'Cube'" in out and "not exported" in out
     model = _parse(tmp_path / "c.u3d")
     assert all(0 <= a <= b < model.header.n_frame for _, a, b in model.actions)
+
+
+def test_default_import_welds_a_hard_cube_with_sharp_edges(clean, tmp_path):
+    """U3D stores a vertex per (point, normal, UV): a hard-edged cube becomes 8 vertices, its edges sharp edges."""
+    import numpy as np
+    from addon import codec
+    from addon.codec.scene import Mesh, Node, Scene
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS
+    pts = CUBE_POINTS[CUBE_TRIS.ravel()]
+    m = Mesh.from_triangles("Cube", pts, np.arange(36).reshape(-1, 3))
+    p = pts.reshape(-1, 3, 3)
+    fn = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    m.normals = np.repeat(fn / np.linalg.norm(fn, axis=1, keepdims=True), 3, axis=0).astype(np.float32)
+    path = tmp_path / "cube.u3d"
+    codec.save(Scene(meshes=[m], nodes=[Node("Cube", "MESH", 0)]), path)
+    counts = {}
+    for mode in ("KEEP", "EXACT", "SHARP_EDGES"):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        assert bpy.ops.import_scene.ultimate3d(filepath=str(path), normals=mode) == {"FINISHED"}
+        (ob,) = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+        me = ob.data
+        counts[mode] = (len(me.vertices), me.has_custom_normals)
+        n = np.empty(len(me.loops) * 3, np.float32)
+        me.corner_normals.foreach_get("vector", n)
+        f = np.empty(len(me.polygons) * 3, np.float32)
+        me.polygon_normals.foreach_get("vector", f)
+        # a hard-edged cube every way: each corner carries its face's normal
+        np.testing.assert_allclose(n.reshape(-1, 3), np.repeat(f.reshape(-1, 3), 3, axis=0), atol=1e-3)
+    assert counts == {"KEEP": (36, True), "EXACT": (8, True), "SHARP_EDGES": (8, False)}   # stored: 3 per face
+    sharp = np.empty(len(me.edges), bool)
+    me.attributes["sharp_edge"].data.foreach_get("value", sharp)
+    assert int(sharp.sum()) == 12                    # the cube's edges; the faces' diagonals stay smooth
+    out = tmp_path / "back.u3d"
+    assert bpy.ops.export_scene.ultimate3d(filepath=str(out)) == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.ultimate3d(filepath=str(out), normals="KEEP")
+    (ob,) = [o for o in bpy.context.scene.objects if o.type == "MESH"]
+    assert len(ob.data.vertices) == 24 and len(ob.data.polygons) == 12     # split again where the file needs it

@@ -301,3 +301,22 @@ def test_falloff_animated_in_a_scene_is_written_in_degrees():
     np.testing.assert_allclose(node.value(ids.FALL_TRACK).values[:, 0], [30, 90], atol=1e-4)
     np.testing.assert_allclose(node.value(ids.COL_TRACK).values, [[1, 1, 1], [0, 0, 1]])
     assert node.value(ids.HOT_TRACK) is None
+
+
+def test_hotspot_keys_are_read_as_the_spot_blend():
+    sc = load_bytes(spot_file())
+    ch = next(c for c in sc.animations[0].channels if c.path == "data.spot_blend")
+    np.testing.assert_allclose(ch.frames, [0, 30])
+    # hotspot 20 of a 40 degree falloff at frame 0, 35 of 45 at frame 30: blend = 1 - hotspot / falloff
+    np.testing.assert_allclose(ch.values[:, 0], [0.5, 1 - 35 / 45], atol=1e-6)
+
+
+def test_a_spot_blend_animated_in_a_scene_is_written_as_hotspot_keys():
+    from addon.codec.scene import Light
+    sc = Scene(lights=[Light("S", "SPOT", spot_size=math.radians(40))])
+    sc.nodes.append(Node("S", "LIGHT", 0))
+    sc.animations.append(Animation("A", 0, 10, channels=[
+        Channel(0, "data.spot_blend", np.array([0.0, 10.0]), np.array([[0.25], [0.5]]))]))
+    node = parse(export(sc)).keyframer().find(ids.SPOTLIGHT_NODE_TAG)
+    np.testing.assert_allclose(node.value(ids.HOT_TRACK).frames, [0, 10])
+    np.testing.assert_allclose(node.value(ids.HOT_TRACK).values[:, 0], [30.0, 20.0], atol=1e-4)

@@ -14,7 +14,7 @@ from addon.codec.formats.studio3ds.keyframer import sample
 from addon.codec.formats.studio3ds.read import parse
 from addon.codec.formats.studio3ds.write import encode_bytes
 from addon.codec.formats.studio3ds.model import Chunk
-from addon.codec.scene import Animation, Camera, Channel, Image, Light, Material, Mesh, Node, Scene, TextureSlot
+from addon.codec.scene import Animation, Camera, Channel, Image, Light, Material, Mesh, Node, Scene, TextureSlot, World
 
 from .fixtures_3ds import ASSETS, CUBE_POINTS, CUBE_TRIS, GOOD
 
@@ -262,7 +262,7 @@ def test_smoothing_groups_are_built_from_normals_and_uv_seams_split_vertices():
     assert len(tri.value(ids.POINT_ARRAY)) == 9
     # the flat cube comes back with exactly its face normals
     m.normals = np.repeat(fn / np.linalg.norm(fn, axis=1, keepdims=True), 3, axis=0).astype(np.float32)
-    back = reimport(export(sc)[0]).meshes[0]
+    back = reimport(export(sc)[0], normals="EXACT").meshes[0]
     np.testing.assert_allclose(back.normals, m.normals, atol=1e-6)
 
 
@@ -323,7 +323,7 @@ def full_scene() -> Scene:
     stgt = sc.add_node(Node("Spot.Target", "EMPTY", matrix=_at(1, 1, 0)))
     sc.add_node(Node("Spot", "LIGHT", 0, matrix=_at(5, 5, 5), target=stgt))
     sc.add_node(Node("Omni", "LIGHT", 1, matrix=_at(-5, 0, 3)))
-    sc.world_ambient, sc.world_background = (0.1, 0.1, 0.1), (0.0, 0.0, 0.5)
+    sc.world = World(ambient=(0.1, 0.1, 0.1), background="SOLID", color=(0.0, 0.0, 0.5))
     sc.frame_start, sc.frame_end = 0, 20
     frames = np.array([0.0, 10.0, 20.0])
     sc.animations.append(Animation("Anim", 0, 20, channels=[
@@ -366,7 +366,8 @@ def test_full_scene_round_trip():
     for kind in ("CAMERA", "LIGHT"):
         for n in (n for n in back.nodes if n.kind == kind and n.name != "Omni"):
             assert back.nodes[n.target].name == n.name + ".Target"
-    assert back.world_ambient == pytest.approx((0.1, 0.1, 0.1)) and back.world_background == (0.0, 0.0, 0.5)
+    assert back.world.ambient == pytest.approx((0.1, 0.1, 0.1)) and back.world.color == (0.0, 0.0, 0.5)
+    assert back.world.background == "SOLID"
     assert (back.frame_start, back.frame_end) == (0, 20)
     for t in (0.0, 5.0, 10.0, 15.0, 20.0):
         assert mesh_bounds(back, t) == pytest.approx(mesh_bounds(sc, t), abs=1e-4), t
@@ -491,3 +492,21 @@ def test_vertex_flags_and_object_colour_are_written_back():
     tri = parse(export(sc)[0]).editor().find(ids.OBJECT).find(ids.N_TRI_OBJECT)
     assert len(tri.value(ids.POINT_ARRAY)) == 9
     np.testing.assert_array_equal(tri.value(ids.POINT_FLAG_ARRAY).flags, np.r_[vflags, vflags[0]])
+
+
+def test_a_3ds_read_for_native_smoothing_converts_with_its_groups_normals(tmp_path):
+    """Read with groups and no normals (the default), another format still gets the groups' normals."""
+    from addon import codec
+    from addon.codec.formats.studio3ds.options import ImportOptions as Opts
+    src = ASSETS / "mp5_sil.3ds"
+    sc = codec.load(src)
+    assert sc.meshes[0].normals is None and sc.meshes[0].smoothing is not None
+    codec.save(sc, tmp_path / "gun.u3d")
+    back = codec.load(tmp_path / "gun.u3d", normals="EXACT").meshes[0]
+    exact = codec.load(src, normals="EXACT").meshes[0]
+    # per corner, in the same order: each triangle's corners keep their places through U3D
+    pos_b = back.positions[back.corners].reshape(-1, 3)
+    key = {tuple(np.round(p, 4)) + tuple(np.round(n, 2)) for p, n in zip(pos_b, back.normals)}
+    pos_e = exact.positions[exact.corners].reshape(-1, 3)
+    hits = [tuple(np.round(p, 4)) + tuple(np.round(n, 2)) in key for p, n in zip(pos_e, exact.normals)]
+    assert np.mean(hits) > 0.95

@@ -78,7 +78,7 @@ def test_every_map_kind_with_its_parameters():
     d = slots["texture1"]
     assert d.strength == 0.8 and d.extras["3ds_map_flags"] == 0x11
     assert d.scale == (2.0, 3.0)                   # 0xA354 is U, 0xA356 is V
-    assert d.offset == (0.25, 0.5)
+    assert d.offset == (0.25, -0.5) and d.pivot == (0.5, 0.5)       # a V offset moves the picture down
     assert abs(d.rotation - math.pi / 2) < 1e-6    # stored in degrees
     assert sc.images[d.image].name == "DIFF.PNG"
     assert sum("not found" in x for x in w.as_list()) == 9      # missing textures are warnings
@@ -171,7 +171,7 @@ def test_world_ambient_and_background():
     extra = [holder(ids.AMBIENT_LIGHT, Chunk(ids.COLOR_F, (0.1, 0.1, 0.2))),
              holder(ids.SOLID_BGND, Chunk(ids.COLOR_F, (0.0, 0.5, 1.0))), Chunk(ids.USE_SOLID_BGND)]
     sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS))], editor_extra=extra))
-    assert sc.world_ambient == pytest.approx((0.1, 0.1, 0.2)) and sc.world_background == (0.0, 0.5, 1.0)
+    assert sc.world.ambient == pytest.approx((0.1, 0.1, 0.2)) and sc.world.color == (0.0, 0.5, 1.0)
 
 
 def test_object_type_filter_keeps_world_placement_of_children():

@@ -30,7 +30,7 @@ def world_points(sc, i):
 
 # -- smoothing groups ------------------------------------------------------------
 def test_group_zero_is_flat_and_distinct_groups_do_not_share():
-    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, groups=np.zeros(12)))]))
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, groups=np.zeros(12)))]), normals="EXACT")
     m = sc.meshes[0]
     tri = m.positions[m.corners.reshape(-1, 3)]
     face_n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
@@ -42,7 +42,7 @@ def test_normals_are_shared_only_within_a_group():
     # bottom (faces 0-1) and front (4-5) in group 1, every other side in group 2
     groups = np.full(12, 2)
     groups[[0, 1, 4, 5]] = 1
-    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, groups=groups))]))
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, groups=groups))]), normals="EXACT")
     m = sc.meshes[0]
     corners = m.corners.reshape(-1, 3)
     # corner of vertex 0 in face 0 (bottom, group 1): bottom (0,0,-1) and front (0,-1,0) equally -> (0,-1,-1)/sqrt2
@@ -58,7 +58,7 @@ def test_smoothing_crosses_uv_seams_and_masks_share_by_bit():
     pts = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 1], [0, 0, 0], [0, 1, 1], [-1, 0, 0], [0, 0, 0], [-1, 0, 0],
                     [0, -1, 1]], np.float32)
     tris = np.array([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
-    sc, _ = load(build([obj("Fan", trimesh(pts, tris, groups=[1, 3, 2]))]))
+    sc, _ = load(build([obj("Fan", trimesh(pts, tris, groups=[1, 3, 2]))]), normals="KEEP")
     m = sc.meshes[0]
     p = pts[tris]
     fn = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])          # area weighted
@@ -184,7 +184,7 @@ def test_mirrored_objects_are_placed_as_lib3ds_and_assimp_place_them(case, lib3d
     data = mirrored_files()[case]
     path = tmp_path / f"{case}.3ds"
     path.write_bytes(data)
-    sc, _ = load(data)
+    sc, _ = load(data, normals="EXACT")   # the normals are checked below
     ours = {n.name: i for i, n in enumerate(sc.nodes) if n.kind == "MESH"}
     theirs = {name: (p, tris, box) for name, p, tris, box in assimp_objects(path, tmp_path)}
     ref = lib3ds_place(path)
@@ -258,7 +258,7 @@ ASSIMP_EXCEPTIONS = {"CameraRollAnimWithChildObject.3ds": ["Box02"]}
 
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
 def test_every_corpus_object_is_placed_where_assimp_places_it(path, tmp_path):
-    sc, _ = load_file(path.name, use_keyframes=False)
+    sc, _ = load_file(path.name, use_keyframes=False, normals="KEEP")   # the stored vertices, compared below
     theirs = [box for _, _, _, box in assimp_objects(path, tmp_path)]
     ours = [(n.name, world_points(sc, i)) for i, n in enumerate(sc.nodes) if n.kind == "MESH"]
     assert len(ours) == len(theirs) > 0

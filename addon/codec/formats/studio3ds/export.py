@@ -27,6 +27,7 @@ from .export_mesh import mesh_chunks
 from .model import Chunk, Model
 from .options import ExportOptions
 from .scene import X_FLIP
+from .world import world_chunks
 
 
 def unique_names(names: list[str], limit: int, warnings: Warnings, what: str,
@@ -148,11 +149,8 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
     tex = texture_names(scene, options.texture_names_83, warnings)
     for m, name in zip(scene.materials, mat_names):
         ed.children.append(material_chunk(m, name, scene, tex))
-    if scene.world_ambient is not None:
-        ed.children.append(_color_f(ids.AMBIENT_LIGHT, scene.world_ambient))
-    if scene.world_background is not None:
-        ed.children.append(_color_f(ids.SOLID_BGND, scene.world_background))
-        ed.add(ids.USE_SOLID_BGND)
+    if scene.world is not None:
+        ed.children += world_chunks(scene.world, scene, tex)
 
     worlds = [scene.world_matrix(i) for i in range(len(scene.nodes))]
     order = _parents_first(scene)
@@ -227,7 +225,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         elif node.kind == "CAMERA" and 0 <= node.data < len(scene.cameras):
             _camera(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels)
         elif node.kind == "LIGHT" and 0 <= node.data < len(scene.lights):
-            _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels)
+            _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels, warnings)
         else:
             nid = len(kf_nodes)
             kf_nodes.append(node_chunk(ids.OBJECT_NODE_TAG, nid, "$$$DUMMY", pid,
@@ -289,9 +287,21 @@ def _camera(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channel
     _target_node(ids.TARGET_NODE_TAG, kf_nodes, name, scene, t, tgt, channels)
 
 
-def _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels) -> None:
+SUN_CONE = 45.0           # degrees: the spot a sun becomes (overshoot lights beyond it too)
+
+
+def _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels, warnings) -> None:
+    """Omni or spot. 3DS has no sun: it becomes an overshoot spot (3D Studio's way to light the
+    whole scene from one direction: it lights beyond its cone) aimed the same way; an area
+    light becomes an omni light at its centre. Both are reported."""
     node, light = scene.nodes[i], scene.lights[scene.nodes[i].data]
     ex = light.extras
+    sun = light.type == "SUN"
+    if sun:
+        warnings.warn(f"sun light {name!r} written as a spot light aimed the same way, lighting beyond its "
+                      "cone (overshoot): 3DS has no directional light")
+    elif light.type == "AREA":
+        warnings.warn(f"area light {name!r} written as an omni light at its centre: 3DS has no area light")
     pos = worlds[i][:3, 3]
     obj = ed.add(ids.OBJECT, name)
     c = obj.add(ids.N_DIRECT_LIGHT, tuple(map(float, pos)))
@@ -302,18 +312,21 @@ def _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels
         c.add(ids.DL_ATTENUATE)
     c.add(ids.DL_INNER_RANGE, float(light.attenuation_start))
     c.add(ids.DL_OUTER_RANGE, float(light.attenuation_end))
-    mult = float(kept(ex, "3ds_multiplier", light.energy / ENERGY_PER_MULTIPLIER)) if not ex.get("3ds_off") \
+    per = 1.0 if sun else ENERGY_PER_MULTIPLIER        # a sun's strength is already about 1
+    mult = float(kept(ex, "3ds_multiplier", light.energy / per)) if not ex.get("3ds_off") \
         else float(ex.get("3ds_multiplier", 1.0))
     c.add(ids.DL_MULTIPLIER, mult)
-    spot = light.type == "SPOT"
+    spot = light.type in ("SPOT", "SUN")
     if spot:
         _, tgt, t = _aim(scene, i, worlds)
-        fall = math.degrees(light.spot_size)
+        fall = SUN_CONE if sun else math.degrees(light.spot_size)
         fall = float(kept(ex, "3ds_falloff", fall))
-        hot = float(kept(ex, "3ds_hotspot", fall * (1.0 - light.spot_blend)))
+        hot = float(kept(ex, "3ds_hotspot", fall * (1.0 - (0.0 if sun else light.spot_blend))))
         s = c.add(ids.DL_SPOTLIGHT, (*map(float, tgt), hot, fall))
         if light.cast_shadow:
             s.add(ids.DL_SHADOWED)
+        if sun or ex.get("3ds_overshoot"):
+            s.add(ids.DL_SPOT_OVERSHOOT)
         if "3ds_roll" in ex:
             s.add(ids.DL_SPOT_ROLL, float(ex["3ds_roll"]))
     elif light.cast_shadow:
@@ -321,7 +334,8 @@ def _light(scene, ed, kf_nodes, kf_id, i, name, pid, local, worlds, ch, channels
     _object_flags(obj, node)
     nid = len(kf_nodes)
     tag = ids.SPOTLIGHT_NODE_TAG if spot else ids.LIGHT_NODE_TAG
-    kf_nodes.append(node_chunk(tag, nid, name, pid, node_tracks("SPOT" if spot else "LIGHT", node, local, ch, None),
+    kf_nodes.append(node_chunk(tag, nid, name, pid, node_tracks("SPOT" if spot else "LIGHT", node, local, ch, None,
+                                                                fall_static=fall if spot else 45.0),
                                hidden=node.hide))
     kf_id[i] = nid
     if spot:

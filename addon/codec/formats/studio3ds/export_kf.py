@@ -78,8 +78,31 @@ def hide_keys(ch: Channel) -> np.ndarray:
     return np.asarray(ch.frames, np.float64)[change]
 
 
+def hotspot_keys(node: Node, channels: dict[str, Channel], fall_static: float) -> np.ndarray | None:
+    """(N, 2) frame, hotspot degrees: from the spot blend's channel (hotspot = falloff x (1 - blend),
+    the falloff from its own channel or the light's), or the keys read from the file when the blend
+    still gives them (an untouched import goes back key for key)."""
+    kept = node.extras.get("3ds_track_hot_keys")
+    kept = np.asarray(kept, np.float64).reshape(-1, 2) if kept else None
+    ch = channels.get("data.spot_blend")
+    if ch is None:
+        return kept
+    frames = np.asarray(ch.frames, np.float64)
+    blend = np.asarray(ch.values, np.float64).reshape(len(frames), -1)[:, 0]
+    fc = channels.get("data.spot_size")
+    fall = (np.degrees(np.interp(frames, np.asarray(fc.frames, np.float64),
+                                 np.asarray(fc.values, np.float64).reshape(len(fc.frames), -1)[:, 0]))
+            if fc is not None else np.full(len(frames), fall_static))
+    hot = np.column_stack([frames, fall * (1.0 - blend)])
+    if kept is not None:
+        again = np.interp(kept[:, 0], hot[:, 0], hot[:, 1])
+        if np.allclose(again, kept[:, 1], atol=1e-3):
+            return kept
+    return hot
+
+
 def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Channel],
-                lens: float | None, roll: tuple | None = None) -> list[Chunk]:
+                lens: float | None, roll: tuple | None = None, fall_static: float = 45.0) -> list[Chunk]:
     """Position/rotation/scale (+FOV, roll, colour, hotspot and falloff, hide) tracks for one node.
     kind: MESH, EMPTY, CAMERA, LIGHT, SPOT (a spot light: LIGHT tracks plus hotspot and falloff) or TARGET.
     roll: a camera's (frames, degrees), read back from its target by camroll.roll_keys."""
@@ -112,10 +135,8 @@ def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Ch
         ch = channels["data.color"]
         out.append(Chunk(ids.COL_TRACK, make_track(ids.COL_TRACK, ch.frames, np.asarray(ch.values)[:, :3], node)))
     if kind == "SPOT":
-        # hotspot keys have no Blender property of their own: the ones read are written back
-        hot = node.extras.get("3ds_track_hot_keys")
-        if hot:
-            hot = np.asarray(hot, np.float64).reshape(-1, 2)
+        hot = hotspot_keys(node, channels, fall_static)
+        if hot is not None:
             out.append(Chunk(ids.HOT_TRACK, make_track(ids.HOT_TRACK, hot[:, 0], hot[:, 1:], node)))
         ch = channels.get("data.spot_size")
         if ch is not None:                    # Blender's full cone in radians; 3DS: degrees

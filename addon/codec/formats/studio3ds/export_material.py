@@ -8,7 +8,7 @@ import re
 from ...errors import Warnings
 from ...scene import Material, Scene
 from . import ids
-from .materials import FLAG_CHUNKS, PERCENT_CHUNKS, SLOT_KIND
+from .materials import ALPHA_SOURCE, DECAL, FLAG_CHUNKS, MIRROR, NO_TILE, PERCENT_CHUNKS, SLOT_KIND, map_flags
 from .model import Chunk
 
 KIND_TO_MAP = {v: k for k, v in SLOT_KIND.items()} | {"normal": "bump", "environment": "reflection"}
@@ -85,19 +85,29 @@ def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[i
         m = c.add(cid)
         m.add(ids.INT_PERCENT, int(round(min(max(slot.strength, 0.0), 1.0) * 100)))
         m.add(ids.MAT_MAPNAME, texture_names[slot.image])
-        m.add(ids.MAT_MAP_TILING, int(slot.extras.get("3ds_map_flags", 0)))
+        m.add(ids.MAT_MAP_TILING, flags_of(slot))
         if "3ds_blur" in slot.extras:
             m.add(ids.MAT_MAP_TEXBLUR, float(slot.extras["3ds_blur"]))
         m.add(ids.MAT_MAP_USCALE, float(slot.scale[0]))
         m.add(ids.MAT_MAP_VSCALE, float(slot.scale[1]))
         m.add(ids.MAT_MAP_UOFFSET, float(slot.offset[0]))
-        m.add(ids.MAT_MAP_VOFFSET, float(slot.offset[1]))
+        m.add(ids.MAT_MAP_VOFFSET, -float(slot.offset[1]) + 0.0)       # map_placement(), turned round
         m.add(ids.MAT_MAP_ANG, math.degrees(slot.rotation))
         for tid, key in ((ids.MAT_MAP_COL1, "tint1"), (ids.MAT_MAP_COL2, "tint2"), (ids.MAT_MAP_RCOL, "tint_r"),
                          (ids.MAT_MAP_GCOL, "tint_g"), (ids.MAT_MAP_BCOL, "tint_b")):
             if "3ds_" + key in slot.extras:
                 m.add(tid, tuple(int(x) for x in slot.extras["3ds_" + key]))
     return c
+
+
+def flags_of(slot) -> int:
+    """The map flags as read, with tiling and alpha source as the slot now has them."""
+    flags = int(slot.extras.get("3ds_map_flags", 0))
+    if map_flags(flags) == (slot.extension, slot.alpha_source):
+        return flags
+    flags &= ~(DECAL | MIRROR | NO_TILE | ALPHA_SOURCE)
+    flags |= {"MIRROR": MIRROR, "CLIP": NO_TILE}.get(slot.extension, 0)
+    return flags | (ALPHA_SOURCE if slot.alpha_source else 0)
 
 
 def texture_names(scene: Scene, use_83: bool, warnings: Warnings) -> dict[int, str]:

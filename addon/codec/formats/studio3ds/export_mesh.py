@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
+from ... import axes, welding
 from ...scene import Mesh
+from ...smoothing import smooth_normals
 from . import ids
 from .groups import corners_agree, smoothing_groups
-from .normals import smooth_normals
 from .model import Chunk, MaterialGroup, VertexFlags
 
 LIMIT = 65535
@@ -93,19 +93,39 @@ def _parts(tris: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _groups(mesh: Mesh, face_of_tri, local, tris, normals) -> np.ndarray:
-    """The groups the file had, unless the normals were edited since (sharp edges...); else built anew."""
+def _sharp_agrees(mesh: Mesh, groups: np.ndarray, vert: np.ndarray, corner_of, face_of_tri) -> bool | None:
+    """Whether the mesh's sharp edges and flat faces are those the groups give (None: it has none).
+    Only edges between two smooth faces count: Blender shades an edge beside a flat face, or one of
+    three faces, as sharp whatever it is marked."""
+    if mesh.sharp_edges is None or len(mesh.sharp_edges) != len(mesh.corners):
+        return None
+    faces = np.arange(0, len(vert), 3)
+    edges = welding.edge_pairs(vert, welding.next_corner(faces, len(vert)))
+    sharp, flat = welding.sharp_from_groups(groups, faces, len(vert), edges)
+    if mesh.sharp_faces is not None and not np.array_equal(np.asarray(mesh.sharp_faces, bool)[face_of_tri], flat):
+        return False
+    smooth = edges.manifold & ~flat[edges.a // 3] & ~flat[edges.b // 3]
+    counted = np.concatenate([edges.a[smooth], edges.b[smooth]])
+    given = np.asarray(mesh.sharp_edges, bool)[corner_of]
+    return bool(np.array_equal(given[counted], sharp[counted]))
+
+
+def _groups(mesh: Mesh, face_of_tri, local, tris, normals, vert=None, corner_of=slice(None)) -> np.ndarray:
+    """The groups the file had, unless the mesh was edited since (its sharp edges, or its custom
+    normals, are no longer the groups'); else groups built from the normals."""
     kept = _face_values(mesh, "smoothing_groups", face_of_tri, None)
     if kept is not None:
         groups = kept.astype(np.int64).astype(np.uint32)
-        if normals is None:
+        agrees = None if vert is None else _sharp_agrees(mesh, groups, vert, corner_of, face_of_tri)
+        if agrees or (agrees is None and normals is None):
             return groups
-        if not groups.any():
-            # all flat: it still holds when each face's three corner normals agree
-            if corners_agree(normals.reshape(-1, 3, 3)):
+        if agrees is None:
+            if not groups.any():
+                # all flat: it still holds when each face's three corner normals agree
+                if corners_agree(normals.reshape(-1, 3, 3)):
+                    return groups
+            elif (np.einsum("ij,ij->i", smooth_normals(local, tris, groups), normals) >= 0.999).all():
                 return groups
-        elif (np.einsum("ij,ij->i", smooth_normals(local, tris, groups), normals) >= 0.999).all():
-            return groups
     return smoothing_groups(local, tris, normals)
 
 
@@ -135,7 +155,7 @@ def mesh_chunks(mesh: Mesh, world: np.ndarray, material_names: list[str]) -> lis
     tris = inv.reshape(nt, 3)
     local = mesh.positions[src_vert]
     normals = None if mesh.normals is None else np.asarray(mesh.normals, np.float32)[corner_of]
-    groups = _groups(mesh, face_of_tri, local, tris, normals)
+    groups = _groups(mesh, face_of_tri, local, tris, normals, vert, corner_of)
     flags = _face_list(mesh, "face_flags", face_of_tri, DEFAULT_FACE_FLAGS, np.uint16)
     slot = (np.asarray(mesh.face_material)[face_of_tri] if mesh.face_material is not None
             and len(mesh.face_material) == len(mesh.faces) else np.zeros(nt, np.int64))

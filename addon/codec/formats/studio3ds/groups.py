@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .normals import face_normals, weld_ids
+from ...welding import components, face_normals, weld_ids
 
 COS_SAME = 0.9995
 
@@ -19,26 +19,6 @@ def corners_agree(cn: np.ndarray) -> bool:
     a flat-shaded mesh, as Blender returns it (custom normals come back slightly rounded)."""
     return bool((np.einsum("fj,fj->f", cn[:, 0], cn[:, 1]) > COS_SAME).all()
                 and (np.einsum("fj,fj->f", cn[:, 0], cn[:, 2]) > COS_SAME).all())
-
-
-def _components(nf: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Connected components of faces joined by edges (a[i], b[i]): min-label propagation with pointer jumping."""
-    label = np.arange(nf)
-    if len(a) == 0:
-        return label
-    while True:
-        old = label
-        low = np.minimum(label[a], label[b])
-        label = label.copy()
-        np.minimum.at(label, a, low)
-        np.minimum.at(label, b, low)
-        while True:                       # jump to the root of each chain
-            nxt = label[label]
-            if np.array_equal(nxt, label):
-                break
-            label = nxt
-        if np.array_equal(label, old):
-            return label
 
 
 def smoothing_groups(positions: np.ndarray, tris: np.ndarray, normals: np.ndarray | None) -> np.ndarray:
@@ -71,7 +51,7 @@ def smoothing_groups(positions: np.ndarray, tris: np.ndarray, normals: np.ndarra
     i, j = order[same], order[same + 1]
     ok = ((nlo[i] * nlo[j]).sum(1) > COS_SAME) & ((nhi[i] * nhi[j]).sum(1) > COS_SAME) & (face[i] != face[j])
     fa, fb = face[i[ok]], face[j[ok]]
-    comp = _components(nf, fa, fb)
+    comp = components(nf, fa, fb)
     # a patch whose every corner carries its own face normal is planar-shaded: group 0 gives the same
     curved = np.bincount(comp, weights=~own, minlength=nf) > 0
     flat = ~curved[comp]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 from ...errors import Warnings
@@ -52,18 +53,31 @@ def percent_of(c: Chunk | None) -> float | None:
     return None
 
 
+MAX_LISTED = 20_000      # files listed per folder tree: a model saved in a huge tree still opens
+
+
 class TextureFinder:
-    """Case-insensitive lookup next to the file, then recursively in a user folder.
+    """Case-insensitive lookup beside the file, then below it (sub-folders in name order), then
+    below each user folder (several joined with ";" or the system's path separator).
 
     Also matches 8.3 names (``MP5SIL~1.BMP`` or a cut stem) against longer names on disk.
     """
 
     def __init__(self, source: str, extra_folder: str = ""):
-        self.index: list[dict[str, str]] = []
+        # folders are listed only when a name is not found in the ones before: a model whose
+        # textures sit beside it never walks the tree below it
+        self.places: list[tuple[Path, bool]] = []
         if source:
-            self.index.append(self._list(Path(source).parent, recursive=False))
-        if extra_folder:
-            self.index.append(self._list(Path(extra_folder), recursive=True))
+            self.places += [(Path(source).parent, False), (Path(source).parent, True)]
+        for folder in re.split(r"[;" + re.escape(os.pathsep) + "]", extra_folder or ""):
+            if folder.strip():
+                self.places.append((Path(folder.strip()), True))
+        self._tables: list[dict[str, str]] = []
+
+    def _table(self, k: int) -> dict[str, str]:
+        while len(self._tables) <= k:
+            self._tables.append(self._list(*self.places[len(self._tables)]))
+        return self._tables[k]
 
     @staticmethod
     def _list(folder: Path, recursive: bool) -> dict[str, str]:
@@ -71,9 +85,12 @@ class TextureFinder:
         if not folder.is_dir():
             return out
         if recursive:
-            for root, _dirs, files in os.walk(folder):
+            for root, dirs, files in os.walk(folder):
+                dirs.sort()
                 for f in sorted(files):
                     out.setdefault(f.lower(), os.path.join(root, f))
+                if len(out) > MAX_LISTED:
+                    break
         else:
             for f in sorted(os.listdir(folder)):
                 if (folder / f).is_file():
@@ -84,16 +101,35 @@ class TextureFinder:
         base = name.replace("\\", "/").split("/")[-1].lower()
         stem, ext = os.path.splitext(base)
         short = stem.split("~")[0]
-        for table in self.index:
-            if base in table:
-                return table[base]
+        for k in range(len(self.places)):
+            if base in self._table(k):
+                return self._table(k)[base]
         if len(stem) <= 8 and short:
-            for table in self.index:
-                for key, path in table.items():
+            for k in range(len(self.places)):
+                for key, path in self._table(k).items():
                     k_stem, k_ext = os.path.splitext(key)
-                    if k_ext == ext and len(k_stem) > len(stem) and k_stem.startswith(short):
+                    k_short = re.sub(r"[^a-z0-9_]", "", k_stem)        # 8.3 names drop spaces and the like
+                    if k_ext == ext and len(k_stem) > len(stem) and k_short.startswith(short):
                         return path
         return ""
+
+
+# Map placement, as 3D Studio draws it (and as assimp reads it; lib3ds keeps the raw numbers and
+# leaves them to the caller): tiling and angle turn about the picture's centre, the angle turns
+# the picture counter-clockwise, a U offset moves it toward +U and a V offset toward -V.
+PIVOT = (0.5, 0.5)
+DECAL, MIRROR, NO_TILE, ALPHA_SOURCE = 0x1, 0x2, 0x10, 0x40      # map flag bits (lib3ds names)
+
+
+def map_placement(u_offset: float, v_offset: float, angle_deg: float) -> tuple[tuple[float, float], float]:
+    """(picture offset in UV, rotation in radians counter-clockwise) from the map's chunks."""
+    return (u_offset, -v_offset), math.radians(angle_deg)
+
+
+def map_flags(flags: int) -> tuple[str, bool]:
+    """(extension, alpha source): no tiling and decal clip the picture, mirror tiles it mirrored."""
+    ext = "MIRROR" if flags & MIRROR else "CLIP" if flags & (NO_TILE | DECAL) else "REPEAT"
+    return ext, bool(flags & ALPHA_SOURCE)
 
 
 def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
@@ -102,11 +138,14 @@ def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
     if strength is not None:
         slot.strength = strength
     slot.scale = (float(m.value(ids.MAT_MAP_USCALE, 1.0)), float(m.value(ids.MAT_MAP_VSCALE, 1.0)))
-    slot.offset = (float(m.value(ids.MAT_MAP_UOFFSET, 0.0)), float(m.value(ids.MAT_MAP_VOFFSET, 0.0)))
-    slot.rotation = math.radians(float(m.value(ids.MAT_MAP_ANG, 0.0)))   # stored in degrees
+    slot.offset, slot.rotation = map_placement(float(m.value(ids.MAT_MAP_UOFFSET, 0.0)),
+                                               float(m.value(ids.MAT_MAP_VOFFSET, 0.0)),
+                                               float(m.value(ids.MAT_MAP_ANG, 0.0)))
+    slot.pivot = PIVOT
     flags = m.value(ids.MAT_MAP_TILING)
     if flags is not None:
         slot.extras["3ds_map_flags"] = int(flags)
+        slot.extension, slot.alpha_source = map_flags(int(flags))
     blur = m.value(ids.MAT_MAP_TEXBLUR)
     if blur is not None:
         slot.extras["3ds_blur"] = float(blur)

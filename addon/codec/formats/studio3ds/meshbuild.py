@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
+from ... import axes, welding
 from ...errors import Warnings
 from ...scene import Mesh
+from ...smoothing import smooth_normals
 from . import ids
 from .model import Chunk
-from .normals import smooth_normals
+
+NORMAL_MODES = ("SHARP_EDGES", "EXACT", "KEEP")
 
 
 def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, path: str) -> np.ndarray:
@@ -28,8 +30,9 @@ def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, pa
 
 
 def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict[str, int],
-               warnings: Warnings, path: str) -> Mesh:
-    """material_slots: material name -> Scene.materials index (unknown names get -1)."""
+               warnings: Warnings, path: str, normals: str = "SHARP_EDGES", stats: dict | None = None) -> Mesh:
+    """material_slots: material name -> Scene.materials index (unknown names get -1).
+    normals: one of NORMAL_MODES (options.py); stats collects the welding figures."""
     verts = tri.value(ids.POINT_ARRAY)
     verts = np.zeros((0, 3), np.float32) if verts is None else verts
     nv = len(verts)
@@ -38,7 +41,9 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     nf = len(faces)
     tris = faces[:, :3].astype(np.int64)
     keep = (tris < nv).all(axis=1)
-    if not keep.all():
+    if keep.all():
+        keep = slice(None)                       # the usual case: no copies through a mask
+    else:
         warnings.warn(f"{int((~keep).sum())} faces index vertices past the {nv} stored; dropped",
                       fc.offset, path + "/FACES")
     groups = np.zeros(nf, np.uint32)
@@ -77,7 +82,6 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     mesh = Mesh(name=name, positions=positions, corners=corners,
                 faces=np.arange(0, len(corners), 3, dtype=np.uint32))
     kept_groups = groups[keep]
-    mesh.normals = smooth_normals(positions, tris, kept_groups)
     mesh.face_attributes["smoothing_groups"] = kept_groups.view(np.int32)
     mesh.face_attributes["face_flags"] = faces[keep, 3].astype(np.int32)
     mesh.face_material = slot_of_face[keep]
@@ -95,4 +99,34 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     color = tri.value(ids.MESH_COLOR)
     if color is not None:
         mesh.extras["3ds_color"] = int(color)
+    if normals == "KEEP":
+        mesh.normals = smooth_normals(positions, tris, kept_groups)
+    else:
+        _weld(mesh, kept_groups, normals == "EXACT", stats if stats is not None else {})
     return mesh
+
+
+def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict) -> None:
+    """One vertex per point (UVs stay per corner), with the groups kept for Blender's own
+    smoothing (Mesh.smoothing), or, exact, as custom normals. stats gains 'corners' and 'differ':
+    the corners whose sharp-edge normal is not the groups' one."""
+    corners, source = welding.weld(mesh.positions, mesh.corners, mesh.faces)
+    welding.split_vertices(mesh, corners, source)
+    tris = mesh.corners.reshape(-1, 3).astype(np.int64)
+    mesh.smoothing = groups
+    if exact:
+        mesh.normals = smooth_normals(mesh.positions, tris, groups)
+        return
+    stats["corners"] = stats.get("corners", 0) + len(mesh.corners)
+    # only at vertices with more than one mask can the two differ; every face there is compared
+    odd = welding.mixed_corners(mesh.corners, mesh.faces, groups)
+    sel = odd.reshape(-1, 3).any(1)
+    if sel.any():
+        sub = tris[sel]
+        faces = np.arange(0, sub.size, 3)
+        edges = welding.edge_pairs(sub.ravel(), welding.next_corner(faces, sub.size))
+        sharp, flat = welding.sharp_from_groups(groups[sel], faces, sub.size, edges)
+        native = welding.sharp_edge_normals(mesh.positions, sub, sharp, flat, edges)
+        exact_n = smooth_normals(mesh.positions, sub, groups[sel])
+        at = odd.reshape(-1, 3)[sel].ravel()
+        stats["differ"] = stats.get("differ", 0) + welding.differing_corners(native[at], exact_n[at])

@@ -16,6 +16,10 @@ class ImportOptions:
     object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
     use_master_scale: bool = False         # multiply lengths by the file's master scale (0x0100)
     use_hierarchy: bool = True             # parent objects as the keyframer says
+    # SHARP_EDGES: welded vertices, smoothing groups as sharp edges and flat faces (Blender's own
+    # smoothing); EXACT: welded, the groups' normals as custom normals; KEEP: the file's vertices
+    # as stored (cut at UV seams) with custom normals
+    normals: str = "SHARP_EDGES"           # SHARP_EDGES, EXACT or KEEP: welded with sharp edges, welded with custom normals, as stored
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,11 @@ from .camlight import build_camera, build_light, look_at
 from .camroll import orient_target, target_axes
 from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
 from .materials import TextureFinder, build_material, color_of
-from .meshbuild import build_mesh
+from .meshbuild import NORMAL_MODES, build_mesh
 from .model import Chunk, Model
 from .options import ImportOptions
 from .tracks_in import node_channels
+from .world import read_world
 
 BASIS = np.eye(3)            # 3DS axes are Blender's
 HIDDEN = 0x800               # 0xB010 flags1 bit
@@ -70,6 +71,9 @@ class _Builder:
         self.mat_slots: dict[str, int] = {}
         self.chunk_roll: dict[int, float] = {}          # keyframer camera node -> its 0x4700 roll
         self.roll_channels: list[Channel] = []          # the targets' baked orientation (camroll.py)
+        self.weld_stats: dict[str, int] = {}
+        if options.normals not in NORMAL_MODES:
+            raise ValueError(f"normals must be one of {', '.join(NORMAL_MODES)}, not {options.normals!r}")
         if self.ed is None:
             warnings.warn("no 3D editor chunk (0x3D3D): the file holds no objects", 0, "MAIN")
             return
@@ -82,8 +86,13 @@ class _Builder:
                 continue
             self.mat_slots[mat.name] = len(self.sc.materials)
             self.sc.materials.append(mat)
-        self.sc.world_ambient = color_of(self.ed.find(ids.AMBIENT_LIGHT))
-        self.sc.world_background = color_of(self.ed.find(ids.SOLID_BGND))
+        self.sc.world = read_world(self.ed, self.sc)
+        if self.sc.world is not None and self.sc.world.image >= 0:
+            img = self.sc.images[self.sc.world.image]
+            img.filepath = finder.find(img.name)
+            if not img.filepath:
+                warnings.warn(f"background image {img.name!r} not found", self.ed.find(ids.BIT_MAP).offset,
+                              "MAIN/EDITOR/BIT_MAP")
         for o in self.ed.find_all(ids.OBJECT):
             if o.data in self.objects:
                 warnings.warn(f"object name {o.data!r} used twice; the second is imported as a copy", o.offset,
@@ -97,7 +106,8 @@ class _Builder:
         if key not in self.mesh_cache:
             path = f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH'
             self.mesh_cache[key] = len(self.sc.meshes)
-            self.sc.meshes.append(build_mesh(name, tri, to_local, self.mat_slots, self.w, path))
+            self.sc.meshes.append(build_mesh(name, tri, to_local, self.mat_slots, self.w, path,
+                                             self.opt.normals, self.weld_stats))
         return self.mesh_cache[key]
 
     def _object_flags(self, node: Node, obj: Chunk) -> None:
@@ -262,6 +272,13 @@ def _filter(sc: Scene, kinds: set[str]) -> None:
     sc.nodes[:] = out
 
 
+def _report_welding(stats: dict, warnings: Warnings) -> None:
+    if stats.get("differ"):
+        warnings.warn(f"smoothing groups: {stats['differ']} of {stats['corners']} corners get other normals from "
+                      "sharp edges than from their groups (groups that do not chain around a point); import with "
+                      "Normals: Exact to keep the groups' normals")
+
+
 def _apply_transforms(sc: Scene) -> None:
     """Bake each mesh node's frame-0 world matrix into its own copy of the mesh; unparent all."""
     worlds = [sc.world_matrix(i) for i in range(len(sc.nodes))]
@@ -272,7 +289,8 @@ def _apply_transforms(sc: Scene) -> None:
             m = Mesh(name=src.name, positions=axes.apply_points(world, src.positions), corners=src.corners,
                      faces=src.faces, uv_layers=src.uv_layers, face_material=src.face_material,
                      materials=src.materials, face_attributes=src.face_attributes,
-                     vertex_attributes=src.vertex_attributes, extras=dict(src.extras))
+                     vertex_attributes=src.vertex_attributes, extras=dict(src.extras),
+                     smoothing=src.smoothing)
             m.normals = axes.apply_normals(world, src.normals) if src.normals is not None else None
             if axes.mirrors(world):
                 order = axes.reverse_winding(m.corners, m.faces)
@@ -356,6 +374,7 @@ def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene
             anim.channels += b.roll_channels
         if anim.channels:
             sc.animations.append(anim)
+    _report_welding(b.weld_stats, warnings)
     if options.apply_transform:
         _apply_transforms(sc)
     master = float(b.ed.value(ids.MASTER_SCALE, 1.0) or 1.0)

@@ -54,6 +54,24 @@ def keep_track_extras(node: Node, cid: int, t: Track) -> None:
         node.extras[key + "_tcb"] = [float(x) for x in np.nan_to_num(t.tcb, nan=0.0).ravel()]
 
 
+def falloff_at(n: KfNode, frames: np.ndarray, static: float) -> np.ndarray:
+    """The falloff cone (degrees) at these frames: the falloff keys, linearly between them."""
+    t = n.tracks.get(ids.FALL_TRACK)
+    if t is None or len(t) == 0:
+        return np.full(len(frames), static)
+    order = np.argsort(t.frames, kind="stable")
+    return np.interp(frames, t.frames[order].astype(np.float64), t.values[order, 0].astype(np.float64))
+
+
+def _hotspot(n: KfNode, target: int, node: Node, sc: Scene, frames, hot) -> Channel:
+    """Hotspot keys as Blender's spot blend: the soft edge is the part of the cone outside the hotspot."""
+    light = sc.lights[node.data] if 0 <= node.data < len(sc.lights) else None
+    static = float(light.extras.get("3ds_falloff", 45.0)) if light is not None else 45.0
+    fall = falloff_at(n, frames, static)
+    blend = np.clip(1.0 - np.asarray(hot, np.float64) / np.where(fall > 0, fall, 1.0), 0.0, 1.0)
+    return Channel(target, "data.spot_blend", frames, blend[:, None], interpolation="LINEAR")
+
+
 def node_channels(n: KfNode, target: int, node: Node, sc: Scene, warnings: Warnings) -> list[Channel]:
     out: list[Channel] = []
     for cid, t in n.tracks.items():
@@ -69,9 +87,12 @@ def node_channels(n: KfNode, target: int, node: Node, sc: Scene, warnings: Warni
         if cid == ids.ROLL_TRACK:
             continue                      # carried by the target's orientation (camroll.py)
         if cid in (ids.MORPH_TRACK, ids.HOT_TRACK):
+            # kept as read, so that an untouched hotspot goes back key for key
             node.extras["3ds_track_" + TRACK_KEYS[cid] + "_keys"] = (
                 [[float(f), v] for f, v in zip(frames, [t.values[k] for k in order])] if cid == ids.MORPH_TRACK
                 else [[float(f), float(v)] for f, v in zip(frames, t.values[order, 0])])
+            if cid == ids.HOT_TRACK and node.kind == "LIGHT" and len(t) > 1:
+                out.append(_hotspot(n, target, node, sc, frames, t.values[order, 0]))
             continue
         if len(t) < 2 and cid != ids.HIDE_TRACK:
             continue                      # one key: the static value, already in the node

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import Warnings
+from ...welding import weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
 from .convert_v1 import from_v1
@@ -310,6 +311,13 @@ class _Builder:
         mat_index = self.materials()
         self.skeleton()
         self.meshes(mat_index)
+        if self.options.normals != "KEEP":
+            # U3D stores a vertex per (point, normal, UV): welded, the seams become UV seams; one
+            # object per frame keeps the file's vertices, which its frames share by index
+            per_frame = {n.data for n in self.sc.nodes if n.kind == "MESH" and "u3d_frame_group" in n.extras}
+            for i, sm in enumerate(self.sc.meshes):
+                if i not in per_frame:
+                    weld_by_normals(sm, self.options.normals == "EXACT")
         self.animations()
         h, md = self.h, self.sc.metadata
         md.update({"u3d_lod_max_camera_distance": [float(d) for d in h.lod_max_camera_distance],

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 class ImportOptions:
     password: str = ""                 # for AES-encrypted files (EncryptionVersion 2)
     texture_search_folder: str = ""    # third place to look for "*"-prefixed texture names
+    normals: str = "SHARP_EDGES"       # SHARP_EDGES, EXACT or KEEP: welded with sharp edges, welded with custom normals, as stored
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Smoothing groups -> custom split normals, in bulk.
+"""Smoothing groups (Mesh.smoothing, as 3DS has them) -> corner normals, in bulk.
 
 A face in group 0 is flat. Otherwise a corner's normal is the area-weighted
 sum of the normals of the faces around the same point (same position, so UV
@@ -8,45 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .welding import face_normals, unit as _unit, weld_ids
+
 # pair expansion per welded point is quadratic in the distinct masks there;
 # beyond this many pairs we only smooth faces with identical masks
 MAX_PAIRS = 20_000_000
-
-
-def face_normals(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
-    """(F, 3) float32, length = twice the area (area weighting); the cross product spelled
-    out per component, which is several times faster than np.cross on large arrays."""
-    p = np.asarray(positions, np.float32)
-    a = np.take(p, tris[:, 0], axis=0)
-    u = np.take(p, tris[:, 1], axis=0) - a
-    v = np.take(p, tris[:, 2], axis=0) - a
-    out = np.empty_like(u)
-    out[:, 0] = u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1]
-    out[:, 1] = u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2]
-    out[:, 2] = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
-    return out
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    n = np.sqrt(np.einsum("ij,ij->i", v, v))[:, None]
-    return v / np.where(n > 0, n, 1.0).astype(v.dtype)
-
-
-def weld_ids(positions: np.ndarray) -> np.ndarray:
-    """(V,) id per vertex, equal for vertices at exactly the same point.
-
-    A 64-bit hash of the coordinate bits sorts much faster than the 12-byte
-    records; the result is checked, and on a collision the exact sort is used.
-    """
-    p = np.ascontiguousarray(positions, np.float32).reshape(-1, 3) + np.float32(0.0)   # -0.0 -> 0.0
-    bits = p.view(np.uint32).astype(np.uint64)
-    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15) ^ bits[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F) ^ bits[:, 2]
-    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
-    inv = inv.ravel()
-    if (bits == bits[first[inv]]).all():
-        return inv
-    _, inv = np.unique(p.view(np.dtype((np.void, 12))).ravel(), return_inverse=True)
-    return inv.ravel()
 
 
 def _sum_rows(index: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
@@ -108,3 +74,16 @@ def _sparse(point: np.ndarray, mask: np.ndarray, face_rows: np.ndarray) -> np.nd
         ok = (umask[a] & umask[b]) != 0
         acc = _sum_rows(a[ok], sums[b[ok]], len(uniq))
     return np.take(_unit(acc), inv, axis=0)
+
+
+def with_normals(scene):
+    """The scene, with corner normals from the groups for each triangle mesh that has groups but
+    no normals (a .3ds read for Blender's own smoothing), for formats that store normals."""
+    from dataclasses import replace
+    meshes = []
+    for m in scene.meshes:
+        if m.normals is None and m.smoothing is not None and len(m.corners) == 3 * len(m.faces):
+            m = replace(m, normals=smooth_normals(m.positions, m.corners.reshape(-1, 3).astype(np.int64),
+                                                  m.smoothing))
+        meshes.append(m)
+    return replace(scene, meshes=meshes)

@@ -1,0 +1,330 @@
+"""Welded meshes with native smoothing, for formats that split vertices only for UVs or normals.
+
+A format such as .3ds stores one vertex per (point, UV, normal), so a mesh read as
+stored is cut open at every UV seam. `weld` joins the vertices at exactly the same
+point (UVs stay per corner, so seams become UV seams); `split_fans` splits again the
+points where faces touch without sharing an edge (one vertex per fan of edge-connected
+faces), because Cycles smooths across such a point though Blender's corner normals do
+not. `sharp_from_groups` turns smoothing-group masks into Blender's own sharp edges and
+flat faces; `weld_by_normals` does the same from a file's own corner normals.
+
+Corners are the Scene's: `corners` (C,) vertex per corner, `faces` (F,) loop starts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+COS_SAME = 0.999          # corner normals closer than this count as the same
+
+# The welding is split in two: the codec welds and keeps the groups (Mesh.smoothing); the bridge,
+# once Blender has found the edges, marks the sharp ones and splits the points where faces meet
+# without an edge (edge_pairs with Blender's corner_edge needs no sort).
+
+
+def face_normals(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """(F, 3) float32, length = twice the area (area weighting); the cross product spelled
+    out per component, which is several times faster than np.cross on large arrays."""
+    p = np.asarray(positions, np.float32)
+    a = np.take(p, tris[:, 0], axis=0)
+    u = np.take(p, tris[:, 1], axis=0) - a
+    v = np.take(p, tris[:, 2], axis=0) - a
+    out = np.empty_like(u)
+    out[:, 0] = u[:, 1] * v[:, 2] - u[:, 2] * v[:, 1]
+    out[:, 1] = u[:, 2] * v[:, 0] - u[:, 0] * v[:, 2]
+    out[:, 2] = u[:, 0] * v[:, 1] - u[:, 1] * v[:, 0]
+    return out
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    n = np.sqrt(np.einsum("ij,ij->i", v, v))[:, None]
+    return v / np.where(n > 0, n, 1.0).astype(v.dtype)
+
+
+def weld_ids(positions: np.ndarray) -> np.ndarray:
+    """(V,) id per vertex, 0..P-1, equal for vertices at exactly the same point."""
+    return weld_points(positions)[0]
+
+
+def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(id per vertex 0..P-1, the lowest vertex at each point): vertices at exactly the same point
+    share an id (rows of any width: positions with more per-vertex values after them). A 64-bit hash of the coordinate bits sorts much faster than the 12-byte records;
+    the result is checked, and on a collision the exact sort is used."""
+    p = np.ascontiguousarray(positions, np.float32)
+    p = p.reshape(len(p), -1) + np.float32(0.0)                                 # -0.0 -> 0.0
+    bits = p.view(np.uint32).astype(np.uint64)
+    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15)
+    for k in range(1, bits.shape[1]):
+        h = (h ^ bits[:, k]) * np.uint64(0xC2B2AE3D27D4EB4F) if k + 1 < bits.shape[1] else h ^ bits[:, k]
+    order = np.argsort(h)
+    hs = h[order]
+    start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]]) if len(hs) else np.zeros(0, np.int64)
+    group = np.zeros(len(h), np.int64)
+    group[start[1:]] = 1
+    ids = np.empty(len(h), np.int64)
+    ids[order] = np.cumsum(group)
+    first = np.minimum.reduceat(order, start) if len(start) else start
+    if (bits == bits[first[ids]]).all():
+        return ids, first
+    _, first, ids = np.unique(np.ascontiguousarray(p).view(np.dtype((np.void, 4 * p.shape[1]))).ravel(),
+                              return_index=True, return_inverse=True)
+    return ids.ravel(), first
+
+
+def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(n,) root label of each item joined by pairs (a[i], b[i]): min-label propagation with
+    pointer jumping; the root is the smallest index of its component."""
+    label = np.arange(n)
+    if len(a) == 0:
+        return label
+    while True:
+        old = label
+        low = np.minimum(label[a], label[b])
+        label = label.copy()
+        np.minimum.at(label, a, low)
+        np.minimum.at(label, b, low)
+        while True:                       # jump to the root of each chain
+            nxt = label[label]
+            if np.array_equal(nxt, label):
+                break
+            label = nxt
+        if np.array_equal(label, old):
+            return label
+
+
+@dataclass
+class Edges:
+    """Corner pairs across the edges of a mesh: corner a[i] and corner b[i] start the same edge
+    in two faces; a_next/b_next are the corners that end it. An edge of three or more faces
+    comes as a chain of pairs with manifold False (Blender treats it as sharp)."""
+    a: np.ndarray
+    b: np.ndarray
+    a_next: np.ndarray
+    b_next: np.ndarray
+    flipped: np.ndarray         # both sides run the same way (the faces' windings disagree)
+    manifold: np.ndarray
+
+
+def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
+    """(C,) the next corner of each corner's face (wrapping to the face's first)."""
+    nxt = np.arange(1, n_corners + 1, dtype=np.int64)
+    if len(faces):
+        starts = np.asarray(faces, np.int64)
+        ends = np.r_[starts[1:], n_corners] - 1
+        nxt[ends] = starts
+    return nxt
+
+
+def edge_pairs(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray | None = None) -> Edges:
+    """Consecutive corners of each edge, after sorting the corners by their edge: `edge_of`, an
+    edge index per corner (Blender's corner_edge), or else the edge's two vertices. With edge
+    indices and no edge of three faces, two scatters find the pairs without a sort."""
+    v0 = np.asarray(corners, np.int64)
+    if edge_of is not None:
+        key = np.asarray(edge_of, np.int64)
+        n_edges = int(key.max()) + 1 if len(key) else 0
+        count = np.bincount(key, minlength=n_edges)
+        if not (count > 2).any():
+            idx = np.arange(len(key))
+            first, last = np.empty(n_edges, np.int64), np.empty(n_edges, np.int64)
+            first[key[::-1]] = idx[::-1]            # the last write wins: the lowest corner
+            last[key] = idx
+            two = np.flatnonzero(count == 2)
+            a, b = first[two], last[two]
+            return Edges(a, b, nxt[a], nxt[b], v0[a] == v0[b], np.ones(len(a), bool))
+    else:
+        v1 = v0[nxt]
+        n = int(v0.max()) + 1 if len(v0) else 1
+        key = np.minimum(v0, v1) * n + np.maximum(v0, v1)
+    order = np.argsort(key)
+    ks = key[order]
+    same = ks[1:] == ks[:-1]
+    pair = np.flatnonzero(same)
+    # a pair is manifold when its key run is exactly two long
+    before = np.r_[False, same[:-1]]
+    after = np.r_[same[1:], False]
+    manifold = ~before[pair] & ~after[pair]
+    a, b = order[pair], order[pair + 1]
+    return Edges(a, b, nxt[a], nxt[b], v0[a] == v0[b], manifold)
+
+
+def fan_labels(n_corners: int, e: Edges, join: np.ndarray | None = None) -> np.ndarray:
+    """(C,) fan root per corner: corners at one vertex joined across the (joined) edges."""
+    sel = slice(None) if join is None else join
+    a, b, an, bn, fl = e.a[sel], e.b[sel], e.a_next[sel], e.b_next[sel], e.flipped[sel]
+    if e.manifold[sel].all():
+        # each corner meets at most one corner across its own edge and one across the edge
+        # before it: two gathers per round instead of a scatter
+        own = np.arange(n_corners)
+        before = np.arange(n_corners)
+        own[a] = np.where(fl, b, bn)
+        own[b] = np.where(fl, a, an)
+        before[an] = np.where(fl, bn, b)
+        before[bn] = np.where(fl, an, a)
+        return _min_labels(own, before)
+    # opposite windings: a meets b_next and a_next meets b; same windings: a meets b
+    x = np.concatenate([a, an])
+    y = np.concatenate([np.where(fl, b, bn), np.where(fl, bn, b)])
+    return components(n_corners, x, y)
+
+
+def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
+    label = np.minimum(np.arange(len(p)), np.minimum(p, q))
+    while True:
+        nxt = np.minimum(label, np.minimum(label[p], label[q]))
+        nxt = nxt[nxt]                                  # jump: a root's label is its own minimum
+        if np.array_equal(nxt, label):
+            return label
+        label = nxt
+
+
+def split_fans(corners: np.ndarray, labels: np.ndarray, n_vertices: int) -> tuple[np.ndarray, np.ndarray]:
+    """(new corners, source vertex per new vertex): one vertex per fan; a vertex's first fan keeps it."""
+    roots = np.flatnonzero(labels == np.arange(len(labels)))
+    rv = np.asarray(corners, np.int64)[roots]
+    order = np.argsort(rv, kind="stable")
+    srt = rv[order]
+    extra = np.r_[False, srt[1:] == srt[:-1]]
+    source = np.arange(n_vertices)
+    if not extra.any():
+        return corners, source
+    new_id = srt.copy()
+    new_id[extra] = n_vertices + np.arange(int(extra.sum()))
+    id_of_root = np.empty(len(labels), np.int64)
+    id_of_root[roots[order]] = new_id
+    return id_of_root[labels].astype(np.uint32), np.r_[source, srt[extra]]
+
+
+def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(corners (C,) uint32, stored vertex per welded vertex): one vertex per point, numbered in
+    the stored order. A face whose corners would meet at one vertex (zero area) keeps its own."""
+    corners = np.asarray(corners, np.int64)
+    nv = len(positions)
+    if nv == 0 or len(corners) == 0:
+        return corners.astype(np.uint32), np.arange(nv)
+    ids, first = weld_points(positions)
+    # number the points in the stored order (first vertices are distinct: a scatter, no sort);
+    # a file without repeated points keeps its vertices as they are
+    is_first = np.zeros(nv, bool)
+    is_first[first] = True
+    rank = (np.cumsum(is_first) - 1)[first]
+    ids = rank[ids]
+    first = np.flatnonzero(is_first)
+    welded = ids[corners]
+    nxt = next_corner(faces, len(corners))
+    bad_corner = welded == welded[nxt]
+    face_of = face_of_corner(faces, len(corners))
+    if len(corners) != 3 * len(faces):        # polygons: also corners further apart
+        order = np.argsort(face_of * (len(first) + 1) + welded, kind="stable")
+        fs, ws = face_of[order], welded[order]
+        bad_corner[order[1:]] |= (fs[1:] == fs[:-1]) & (ws[1:] == ws[:-1])
+    if bad_corner.any():
+        bad = np.zeros(len(faces), bool)
+        bad[face_of[bad_corner]] = True
+        welded = np.where(bad[face_of], len(first) + corners, welded)
+    # renumber: used points first, then the stored vertices kept for zero-area faces
+    source_all = np.r_[first, np.arange(nv)]
+    used = np.zeros(len(source_all), bool)
+    used[welded] = True
+    new_of = np.cumsum(used) - 1
+    return new_of[welded].astype(np.uint32), source_all[used]
+
+
+def weld_by_normals(mesh, exact: bool) -> None:
+    """For formats that store a vertex per (point, normal, UV): one vertex per point (equal in
+    every shape key and skin weight too), the file's corner normals kept as custom normals
+    (exact) or as sharp edges where they differ across an edge, which Blender shades itself."""
+    cols = [np.asarray(mesh.positions, np.float32).reshape(len(mesh.positions), -1)]
+    cols += [np.asarray(k.positions, np.float32).reshape(len(mesh.positions), -1) for k in mesh.shape_keys]
+    if mesh.skin is not None:
+        cols += [np.asarray(mesh.skin.joints).astype(np.int32).view(np.float32),
+                 np.asarray(mesh.skin.weights, np.float32)]
+    for v in mesh.vertex_attributes.values():
+        cols.append(np.asarray(v).reshape(len(mesh.positions), -1).astype(np.float32))
+    corners, source = weld(np.hstack(cols), mesh.corners, mesh.faces)
+    split_vertices(mesh, corners, source)
+    if exact or mesh.normals is None or len(mesh.normals) != len(mesh.corners):
+        return
+    n = np.asarray(mesh.normals, np.float32)
+    e = edge_pairs(mesh.corners, next_corner(mesh.faces, len(mesh.corners)))
+    # opposite windings: a meets b_next, a_next meets b
+    other_a = np.where(e.flipped, e.b, e.b_next)
+    other_an = np.where(e.flipped, e.b_next, e.b)
+    same = (np.einsum("ij,ij->i", n[e.a], n[other_a]) >= COS_SAME) & \
+        (np.einsum("ij,ij->i", n[e.a_next], n[other_an]) >= COS_SAME)
+    sharp = np.zeros(len(mesh.corners), bool)
+    sharp[e.a[~same]] = sharp[e.b[~same]] = True
+    mesh.sharp_edges = sharp
+
+
+def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:
+    """Give a Scene Mesh new corners over the vertices `source` picks: every per-vertex array
+    (positions, attributes, shape keys, skin) follows."""
+    mesh.corners = np.asarray(corners, np.uint32)
+    mesh.positions = mesh.positions[source]
+    mesh.vertex_attributes = {k: v[source] for k, v in mesh.vertex_attributes.items()}
+    for key in mesh.shape_keys:
+        key.positions = key.positions[source]
+    if mesh.skin is not None:
+        mesh.skin.joints, mesh.skin.weights = mesh.skin.joints[source], mesh.skin.weights[source]
+
+
+def sharp_from_groups(groups: np.ndarray, faces: np.ndarray, n_corners: int,
+                      edges: Edges) -> tuple[np.ndarray, np.ndarray]:
+    """(sharp edge per corner (C,) bool, flat face (F,) bool) from u32 group masks per face:
+    a face without a group is flat; an edge between faces that share no group is sharp, unless
+    both are flat (the edge inside a flat area shows no crease)."""
+    g = np.asarray(groups).astype(np.uint32)
+    face_of = face_of_corner(faces, n_corners)
+    sharp = np.zeros(n_corners, bool)
+    ga, gb = g[face_of[edges.a]], g[face_of[edges.b]]
+    cut = ((ga & gb) == 0) & ((ga | gb) != 0) & edges.manifold
+    sharp[edges.a[cut]] = True
+    sharp[edges.b[cut]] = True
+    return sharp, g == 0
+
+
+def face_of_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
+    if n_corners == 3 * len(faces):
+        return np.repeat(np.arange(len(faces)), 3)
+    return np.repeat(np.arange(len(faces)), np.diff(np.r_[np.asarray(faces, np.int64), n_corners]))
+
+
+def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """(C,) bool: the corners at a vertex whose faces carry more than one mask: only there can
+    sharp edges smooth otherwise than the groups (elsewhere one mask joins every face)."""
+    cg = np.asarray(groups, np.uint32)[face_of_corner(faces, len(corners))]
+    v = np.asarray(corners, np.int64)
+    rep = np.zeros(int(v.max()) + 1 if len(v) else 0, np.uint32)
+    rep[v] = cg
+    odd = np.zeros(len(rep), bool)
+    odd[v[cg != rep[v]]] = True
+    return odd[v]
+
+
+def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarray, flat: np.ndarray,
+                       edges: Edges) -> np.ndarray:
+    """(C, 3) the corner normals that sharp edges and flat faces give (area weighted, as the
+    smoothing-group normals are, so that only the grouping differs): the sum over each
+    smooth fan of edge-connected faces."""
+    fn = face_normals(positions, tris)
+    n = len(tris) * 3
+    face_of = np.repeat(np.arange(len(tris)), 3)
+    join = (~sharp[edges.a] & ~flat[face_of[edges.a]] & ~flat[face_of[edges.b]] & ~edges.flipped
+            & edges.manifold)
+    labels = fan_labels(n, edges, join)
+    rows = np.repeat(fn, 3, axis=0)
+    acc = np.empty((n, 3), np.float32)
+    for k in range(3):
+        acc[:, k] = np.bincount(labels, rows[:, k], minlength=n)
+    out = unit(acc[labels])
+    fl = np.repeat(flat, 3)
+    out[fl] = unit(rows[fl])
+    return out
+
+
+def differing_corners(a: np.ndarray, b: np.ndarray) -> int:
+    """How many corner normals of two (C, 3) sets point differently."""
+    return int((np.einsum("ij,ij->i", a, b) < COS_SAME).sum())
