@@ -236,6 +236,8 @@ def weld_by_normals(mesh, exact: bool) -> None:
     """For formats that store a vertex per (point, normal, UV): one vertex per point (equal in
     every shape key and skin weight too), the file's corner normals kept as custom normals
     (exact) or as sharp edges where they differ across an edge, which Blender shades itself."""
+    if not len(mesh.positions):
+        return                               # nothing to weld (a mesh without vertices)
     cols = [np.asarray(mesh.positions, np.float32).reshape(len(mesh.positions), -1)]
     cols += [np.asarray(k.positions, np.float32).reshape(len(mesh.positions), -1) for k in mesh.shape_keys]
     if mesh.skin is not None:
