@@ -67,6 +67,8 @@ def drop_degenerate_faces(mesh: Mesh) -> int:
         mesh.normals = np.asarray(mesh.normals)[at]
     if mesh.face_material is not None:
         mesh.face_material = np.asarray(mesh.face_material)[keep]
+    if mesh.smoothing is not None:
+        mesh.smoothing = np.asarray(mesh.smoothing)[keep]
     for name in list(mesh.face_attributes):
         mesh.face_attributes[name] = np.asarray(mesh.face_attributes[name])[keep]
     return int(bad.sum())
@@ -86,6 +88,8 @@ def mismatched_layers(mesh: Mesh) -> list[str]:
         out.append("custom normals")
     if mesh.face_material is not None and len(mesh.face_material) != nf:
         out.append("face materials")
+    if mesh.smoothing is not None and len(mesh.smoothing) != nf:
+        out.append("smoothing groups")
     out += [f"shape key {k.name!r}" for k in mesh.shape_keys if len(k.positions) != nv]
     if mesh.skin is not None and len(mesh.skin.joints) != nv:
         out.append("skin weights")
@@ -117,6 +121,8 @@ def _drop_mismatched(mesh: Mesh) -> None:
         mesh.normals = None
     if mesh.face_material is not None and len(mesh.face_material) != nf:
         mesh.face_material = None
+    if mesh.smoothing is not None and len(mesh.smoothing) != nf:
+        mesh.smoothing = None
     mesh.shape_keys = [k for k in mesh.shape_keys if len(k.positions) == nv]
     if mesh.skin is not None and len(mesh.skin.joints) != nv:
         mesh.skin = None

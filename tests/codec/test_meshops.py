@@ -17,6 +17,7 @@ def _mesh():
     m.normals = np.tile(np.float32([0, 0, 1]), (15, 1))
     m.face_material = np.array([0, 1, 2, 3, 4], np.int32)
     m.face_attributes["smooth"] = np.array([10, 11, 12, 13, 14], np.int32)
+    m.smoothing = np.array([1, 2, 4, 8, 16], np.uint32)
     return m
 
 
@@ -30,6 +31,7 @@ def test_drops_repeated_missing_and_short_faces_with_their_data():
     assert len(m.normals) == 7
     assert m.face_material.tolist() == [0, 4]
     assert m.face_attributes["smooth"].tolist() == [10, 14]
+    assert m.smoothing.tolist() == [1, 16]
     assert len(m.positions) == 5                      # vertices stay
 
 
