@@ -63,6 +63,7 @@ def push_to_nla(owner, action, start: float, name: str) -> None:
     track = anim.nla_tracks.new()
     track.name = name
     strip = track.strips.new(name, int(round(start)), action)
+    strip.extrapolation = "NOTHING"          # no hold into the frames of other strips
     if LAYERED and hasattr(strip, "action_slot") and strip.action_slot is None:
         strip.action_slot = _slot_for(action, owner)
 
@@ -97,3 +98,50 @@ def action_owner(owner):
     """The active action of an ID, or None."""
     anim = getattr(owner, "animation_data", None)
     return anim.action if anim is not None else None
+
+
+def curves_of(action) -> list:
+    """Every F-curve of an action, whatever slot it animates."""
+    if not LAYERED:
+        return list(action.fcurves)
+    return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags
+            for fc in bag.fcurves]
+
+
+def snapshot(anim) -> tuple:
+    """What play_alone and silence change, for restore()."""
+    slot = anim.action_slot if LAYERED else None
+    return anim.action, slot, anim.use_nla
+
+
+def restore(anim, state: tuple) -> None:
+    action, slot, use_nla = state
+    if anim.use_tweak_mode:
+        return
+    if anim.action != action:
+        anim.action = action
+    if LAYERED and action is not None and slot is not None and anim.action_slot != slot:
+        anim.action_slot = slot
+    anim.use_nla = use_nla
+
+
+def _editable(anim) -> None:
+    if anim.use_tweak_mode:
+        raise ValueError("an NLA strip is being edited (tweak mode): leave tweak mode to export its actions")
+
+
+def silence(anim) -> None:
+    """No action and no NLA: the ID keeps the values it has."""
+    _editable(anim)
+    anim.action = None
+    anim.use_nla = False
+
+
+def play_alone(owner, action) -> None:
+    """`action` as the owner's only animation: NLA evaluation off."""
+    anim = owner.animation_data or owner.animation_data_create()
+    _editable(anim)
+    assign(owner, action)
+    if LAYERED and anim.action_slot is None or LAYERED and anim.action_slot not in list(action.slots):
+        anim.action_slot = _slot_for(action, owner)
+    anim.use_nla = False

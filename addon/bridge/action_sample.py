@@ -15,7 +15,7 @@ TRANSFORM_PATHS = ("location", "rotation_quaternion", "rotation_euler", "rotatio
 
 
 def _active_nla(anim) -> bool:
-    return any(not t.mute for t in anim.nla_tracks) or anim.use_tweak_mode
+    return anim.use_nla and any(not t.mute for t in anim.nla_tracks) or anim.use_tweak_mode
 
 
 def has_own_transform_motion(ob) -> bool:
@@ -118,3 +118,25 @@ def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
             q = axes.matrix_to_quat(axes.euler_to_matrix(channel(pb, "rotation_euler", 3), pb.rotation_mode))
         out[:, b] = axes.compose(loc, q, scale)
     return out
+
+
+def plain_keys(key) -> bool:
+    """Are a shape-key ID's values its action's curves alone (no drivers, no NLA playing)?"""
+    anim = key.animation_data
+    return anim is None or not (anim.drivers or _active_nla(anim))
+
+
+def key_values(key, frames: np.ndarray) -> np.ndarray:
+    """(F, K) shape-key values at each frame, from the key's action curves."""
+    blocks = list(key.key_blocks)
+    out = np.tile(np.array([kb.value for kb in blocks], np.float32), (len(frames), 1))
+    anim = key.animation_data
+    if anim is None or anim.action is None:
+        return out
+    index = {f'key_blocks["{kb.name}"].value': i for i, kb in enumerate(blocks)}
+    for fc in action_api.existing_channels(anim.action, key):
+        if fc.data_path in index and not fc.mute:
+            out[:, index[fc.data_path]] = sample_curve(fc, frames)
+    lo = np.array([kb.slider_min for kb in blocks], np.float32)
+    hi = np.array([kb.slider_max for kb in blocks], np.float32)
+    return np.clip(out, lo, hi)

@@ -1,76 +1,49 @@
 """Bake whatever moves objects, bones and vertices into sampled Scene channels.
 
-Sampling the evaluated scene frame by frame catches every driver: keys,
-constraints, drivers, NLA, armatures and modifiers. The named ranges that
-exporters may turn into sequences come from actions, NLA strips and markers,
-in `scene.metadata["ranges"]`.
+Each take (animation_takes: an action, an NLA strip, a marker range or the
+scene range) becomes one Scene Animation, baked with only its own actions
+playing. Where nothing but plain action curves moves things, the curves are
+read without stepping the scene; otherwise the evaluated scene is sampled
+frame by frame, which catches every driver: keys, constraints, drivers, NLA,
+armatures and modifiers. Meshes that the codec cannot deform from the Scene
+(modifiers, drivers) are baked to one absolute shape key per frame.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..codec import axes
+from ..codec import animation, axes
 from ..codec.scene import Animation, Channel, Marker, Scene, ShapeKey
-from . import action_sample, props
+from . import action_keys, action_sample, animation_takes
 from .collect import CollectOptions, _m, local_matrix
 
 
-def frame_ranges(context, objs) -> list[dict]:
-    """Named ranges from actions, NLA strips and timeline markers, in that order of preference."""
-    out, seen = [], set()
-    for ob in objs:
-        for owner in (ob, getattr(ob.data, "shape_keys", None)):
-            anim = getattr(owner, "animation_data", None) if owner is not None else None
-            if anim is None:
-                continue
-            for track in anim.nla_tracks:
-                for strip in track.strips:
-                    key = ("NLA", strip.name, strip.frame_start, strip.frame_end)
-                    if key not in seen:
-                        seen.add(key)
-                        out.append({"name": strip.name, "start": strip.frame_start, "end": strip.frame_end,
-                                    "source": "NLA", **_action_details(strip.action)})
-            if anim.action is not None:
-                a = anim.action
-                key = ("ACTION", a.name)
-                if key not in seen:
-                    seen.add(key)
-                    lo, hi = a.frame_range
-                    out.append({"name": a.name, "start": float(lo), "end": float(hi),
-                                "source": "ACTION", **_action_details(a)})
-    sc = context.scene
-    marks = sorted(sc.timeline_markers, key=lambda mk: mk.frame)
-    for i, mk in enumerate(marks):
-        end = marks[i + 1].frame - 1 if i + 1 < len(marks) else sc.frame_end
-        out.append({"name": mk.name, "start": float(mk.frame), "end": float(max(end, mk.frame)),
-                    "fps": 0.0, "source": "MARKER", "markers": [], "extras": {}})
-    return out
-
-
-def _action_details(action) -> dict:
-    """fps, pose markers (name, frames after the action's first frame) and custom
-    properties of the action behind a range."""
-    if action is None:
-        return {"fps": 0.0, "markers": [], "extras": {}}
-    extras = props.load(action)
-    return {"fps": float(extras.pop("fps", 0.0)),
-            "markers": [(mk.name, mk.frame - action.frame_range[0]) for mk in action.pose_markers],
-            "extras": extras}
-
-
 def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
+    """One Scene Animation per take (animation_takes), each baked with only its own actions playing;
+    the user's scene is put back afterwards."""
     sc = context.scene
-    start = sc.frame_start if o.frame_start is None else o.frame_start
-    end = sc.frame_end if o.frame_end is None else o.frame_end
-    frames = np.arange(start, end + 1)
-    scene.frame_start, scene.frame_end = int(start), int(end)
-    scene.metadata["ranges"] = frame_ranges(context, objs)
     scene.markers = [Marker(mk.name, mk.frame) for mk in sc.timeline_markers]
+    todo = animation_takes.takes(context, objs, o.animation_source, o.frame_start, o.frame_end)
+    if todo:
+        scene.frame_start = int(min(t.start for t in todo))
+        scene.frame_end = int(max(t.end for t in todo))
+    keyed = animation_takes.keyed_paths(todo)
+    with animation_takes.preserved(context, objs) as reset:
+        for take in todo:
+            reset()
+            animation_takes.play(take, objs, keyed)
+            context.view_layer.update()          # matrices as this take leaves them, not the last one
+            _bake_take(context, scene, objs, o, take)
+
+
+def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
+    frames = np.arange(int(round(take.start)), int(round(take.end)) + 1)
     if not len(frames):
         return
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
     G = _m(o.global_matrix)
-    mesh_objs = [(i, ob) for i, ob in enumerate(objs) if ob.type == "MESH"] if o.bake_vertices else []
+    mesh_objs = [(i, ob) for i, ob in enumerate(objs) if ob.type == "MESH" and o.bake_vertices
+                 and needs_vertex_bake(ob, o.apply_modifiers)]
     arms = [(i, ob) for i, ob in enumerate(objs) if ob.type == "ARMATURE"]
 
     local = np.empty((len(frames), len(objs), 4, 4))
@@ -80,19 +53,24 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
              and (ob.data.shape_keys.animation_data is not None)]
     key_values = {i: np.empty((len(frames), len(k.key_blocks)), np.float32) for i, k in keyed}
     sources = {i: action_sample.pose_source(ob) for i, ob in arms}
-    stepped = (o.bake_vertices or keyed or "EVALUATE" in sources.values()
+    plain_keys = all(action_sample.plain_keys(k) for _, k in keyed)
+    stepped = (mesh_objs or not plain_keys or "EVALUATE" in sources.values()
                or any(action_sample.has_own_transform_motion(ob) for ob in objs))
     if stepped:
-        _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_values, o.bake_vertices)
+        _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_values, bool(mesh_objs))
     else:
         # nothing but plain actions moves anything: read the curves, never step the scene
         local[:] = [local_matrix(ob, _parent_in(ob, index), G) for ob in objs]
         for i, ob in arms:
             poses[i][:] = (action_sample.pose_bases(ob, frames.astype(np.float64)) if sources[i] == "ACTION"
                            else action_sample.pose_now(ob))
+        for i, keys in keyed:
+            key_values[i][:] = action_sample.key_values(keys, frames.astype(np.float64))
 
-    anim = Animation(name=sc.name, frame_start=float(start), frame_end=float(end),
-                     fps=sc.render.fps / sc.render.fps_base)
+    anim = Animation(name=take.name, frame_start=float(frames[0]), frame_end=float(frames[-1]),
+                     fps=take.fps,
+                     markers=[Marker(n, int(round(frames[0] + f))) for n, f in take.markers],
+                     extras=dict(take.extras))
     f32 = frames.astype(np.float32)
     for i in range(len(objs)):
         m = local[:, i]
@@ -111,19 +89,56 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
                 step = "CONSTANT" if isinstance(owner.path_resolve(path), (bool, int)) else "LINEAR"
                 anim.channels.append(Channel(i, prefix + path, f32, vals.astype(np.float32), interpolation=step))
     for i, keys in keyed:
+        rest = scene.meshes[scene.nodes[i].data].shape_keys
         for k, kb in enumerate(keys.key_blocks):
             v = key_values[i][:, k]
-            if not np.allclose(v, v[0]):
+            if not np.allclose(v, v[0]) or (k < len(rest) and not np.isclose(v[0], rest[k].value)):
                 anim.channels.append(Channel(i, f'key_blocks["{kb.name}"].value', f32, v[:, None].copy()))
+    number = len(scene.animations)
     for i, ob in mesh_objs:
         stack = verts[i]
         if len({len(v) for v in stack}) != 1:
             raise ValueError(f"{ob.name}: the vertex count changes during the animation; cannot bake frames")
         mesh = scene.meshes[scene.nodes[i].data]
-        mesh.extras["baked_frames"] = [int(f) for f in frames]
-        mesh.shape_keys = [ShapeKey(f"Frame {int(f)}", v) for f, v in zip(frames, stack)]
-    if anim.channels:
+        if "baked_frames" not in mesh.extras:
+            mesh.shape_keys, mesh.extras["baked_frames"], mesh.extras["baked_animation"] = [], [], []
+        mesh.extras["baked_frames"] += [int(f) for f in frames]
+        mesh.extras["baked_animation"] += [number] * len(frames)
+        mesh.shape_keys += [ShapeKey(f"{take.name} {int(f)}", v) for f, v in zip(frames, stack)]
+    curves: dict[int, dict] = {}
+    anim.channels = [_source_keys(c, objs, curves) for c in anim.channels]
+    if anim.channels or mesh_objs or take.source != "SCENE":
         scene.animations.append(anim)
+
+
+def _source_keys(c: Channel, objs: list, curves: dict[int, dict]) -> Channel:
+    """The channel on the action's own key frames where they replay it (action_keys).
+    `curves` caches each owner's F-curves by path."""
+    ob = objs[c.target]
+    if c.bone:
+        owner, path = ob, f'pose.bones["{c.bone}"].{c.path}'
+    elif c.path.startswith("key_blocks"):
+        owner, path = ob.data.shape_keys, c.path
+    elif c.path.startswith("data."):
+        owner, path = ob.data, c.path[5:]
+    else:
+        owner, path = ob, c.path
+    if owner.as_pointer() not in curves:
+        curves[owner.as_pointer()] = action_keys.curves_by_path(owner)
+    return action_keys.keyed(c, curves[owner.as_pointer()].get(path, []))
+
+
+def needs_vertex_bake(ob, apply_modifiers: bool) -> bool:
+    """Is the mesh deformed by something the codec cannot replay from the Scene (modifiers,
+    drivers or absolute shape keys)? Shape keys keyed plainly and the object's own motion it can."""
+    if apply_modifiers and any(md.show_viewport for md in ob.modifiers):
+        return True
+    key = ob.data.shape_keys
+    if key is None:
+        return False
+    if not key.use_relative or any(kb.vertex_group or kb.mute for kb in key.key_blocks):
+        return True
+    return not action_sample.plain_keys(key)
 
 
 def _parent_in(ob, index):
@@ -168,10 +183,7 @@ def _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_value
 
 def _trs_channels(anim: Animation, frames, m: np.ndarray, target: int, bone: str) -> None:
     t, q, s = axes.decompose(m)
-    # keep quaternions on one hemisphere so that interpolation takes the short way
-    dots = np.sum(q[1:] * q[:-1], axis=1)
-    flip = np.cumprod(np.where(dots < 0, -1.0, 1.0))
-    q[1:] *= flip[:, None]
+    q = animation.continuous(q)
     anim.channels += [Channel(target, "location", frames, t.astype(np.float32), bone),
                       Channel(target, "rotation_quaternion", frames, q.astype(np.float32), bone),
                       Channel(target, "scale", frames, s.astype(np.float32), bone)]

@@ -3,14 +3,16 @@
 An Animation becomes one action per animated ID. Its `extras["placement"]`
 says where it goes: "ACTIVE" (default: the ID's active action, or an NLA
 strip when the ID already has one), "NLA" (a strip at frame_start) or
-"STASH" (kept with a fake user only).
+"STASH" (kept with a fake user only). NLA strips are laid one after another
+(codec.animation.layout) and hold nothing before or after themselves, so
+each plays alone.
 """
 from __future__ import annotations
 
 import bpy
 import numpy as np
 
-from ..codec import axes
+from ..codec import animation, axes
 from ..codec.scene import Animation, Scene
 from . import action_api, props
 
@@ -70,6 +72,12 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     G = np.asarray(G, np.float64)
     rooted = not np.allclose(G, np.eye(4))
     actions = []
+    # NLA strips one after another, never overlapping: each animation plays alone
+    placed = [a for a in scene.animations if a.extras.get("placement") == "NLA"]
+    starts = dict(zip(map(id, placed), animation.layout(placed)))
+    if placed and scene.frame_end is not None:
+        last = max(starts[id(a)] + animation.frame_span(a)[1] - 1 for a in placed)
+        scene.frame_end = max(int(scene.frame_end), int(last))
     for anim in scene.animations:
         by_owner: dict = {}
         for ch in anim.channels:
@@ -96,12 +104,12 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
                 for index in range(values.shape[1]):
                     action_api.add_curve(fcurves, path, index, np.asarray(ch.frames, np.float32), values[:, index],
                                          ch.interpolation, group, None if handles is None else handles[:, index])
-            _finish(action, anim, owner)
+            _finish(action, anim, owner, starts.get(id(anim), anim.frame_start))
             actions.append(action)
     return actions
 
 
-def _finish(action, anim: Animation, owner) -> None:
+def _finish(action, anim: Animation, owner, start: float) -> None:
     if anim.frame_end >= anim.frame_start:
         action.use_frame_range = True
         action.frame_start, action.frame_end = anim.frame_start, anim.frame_end
@@ -118,4 +126,4 @@ def _finish(action, anim: Animation, owner) -> None:
     if placement == "ACTIVE" and not has_active:
         action_api.assign(owner, action)
     else:
-        action_api.push_to_nla(owner, action, anim.frame_start, anim.name)
+        action_api.push_to_nla(owner, action, start, anim.name)

@@ -28,7 +28,9 @@ class CollectOptions:
     global_matrix: tuple = tuple(map(tuple, np.eye(4)))   # Blender -> file axes and scale
     object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
     use_keyframes: bool = True
-    bake_vertices: bool = False           # also bake evaluated vertex positions per frame
+    bake_vertices: bool = False           # bake the evaluated vertices per frame of meshes that modifiers or
+                                          # drivers deform (the codec replays shape keys and motion itself)
+    animation_source: str = "AUTO"        # animation_takes.SOURCES
     tangents: bool = False                # corner_attributes "tangent" (C, 3) and "bitangent_sign" (C,)
     frame_start: int | None = None        # None = the scene's range
     frame_end: int | None = None
@@ -48,7 +50,12 @@ def objects_in_scope(context, o: CollectOptions) -> list:
         objs = [ob for ob in objs if ob.visible_get()]
     if o.use_active_object:
         objs = [ob for ob in objs if ob == context.view_layer.objects.active]
-    return [ob for ob in objs if ob.type in o.object_types]
+    return [ob for ob in objs if ob.type in o.object_types
+            or ob.type in CONVERTED and "MESH" in o.object_types]
+
+
+# Object types with geometry but no mesh of their own: written as their evaluated mesh, as glTF does.
+CONVERTED = ("CURVE", "FONT", "SURFACE", "META")
 
 
 def _m(mat) -> np.ndarray:
@@ -85,30 +92,38 @@ class _Collector:
     # -- meshes ------------------------------------------------------------
     def mesh(self, ob) -> int:
         # one Scene mesh per mesh datablock unless modifiers make instances differ
+        converted = ob.type in CONVERTED
         shaping = [md for md in ob.modifiers if md.show_viewport and md.type != "ARMATURE"]
-        shared = not (self.o.apply_modifiers and shaping)
+        shared = not converted and not (self.o.apply_modifiers and shaping)
         key = ob.data.as_pointer() if shared else ob.as_pointer()
         if key in self.mesh_of:
             return self.mesh_of[key]
-        if not shaping or not self.o.apply_modifiers:
+        if converted:
+            m = self._evaluated(ob)            # a curve, text, surface or metaball: its evaluated mesh
+        elif not shaping or not self.o.apply_modifiers:
             # nothing to evaluate: the datablock itself holds the rest shape (basis, unskinned)
             m = read_mesh(ob.data, self.o.triangulate, self.o.tangents)
         else:
             with _rest_state(self.context, ob):
-                src = ob.evaluated_get(self.context.evaluated_depsgraph_get())
-                me = src.to_mesh(preserve_all_data_layers=True, depsgraph=self.context.evaluated_depsgraph_get())
-                try:
-                    m = read_mesh(me, self.o.triangulate, self.o.tangents)
-                finally:
-                    src.to_mesh_clear()
+                m = self._evaluated(ob, preserve_all_data_layers=True)
         m.name = ob.data.name
         m.materials = [self.material_index(s.material) for s in ob.material_slots]
-        m.extras = props.load(ob.data)
-        self._shape_keys(ob, m)
-        self._skin(ob, m)
+        if not converted:
+            m.extras = props.load(ob.data)
+            self._shape_keys(ob, m)
+            self._skin(ob, m)
         self.scene.meshes.append(m)
         self.mesh_of[key] = len(self.scene.meshes) - 1
         return self.mesh_of[key]
+
+    def _evaluated(self, ob, **kw) -> Mesh:
+        depsgraph = self.context.evaluated_depsgraph_get()
+        src = ob.evaluated_get(depsgraph)
+        me = src.to_mesh(depsgraph=depsgraph, **kw)
+        try:
+            return read_mesh(me, self.o.triangulate, self.o.tangents)
+        finally:
+            src.to_mesh_clear()
 
     def _shape_keys(self, ob, m: Mesh) -> None:
         keys = ob.data.shape_keys
@@ -354,8 +369,8 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
     G = _m(o.global_matrix)
     for ob in objs:
-        node = Node(name=str(ob.get("source_name", ob.name)), kind=ob.type if ob.type in
-                    ("MESH", "CAMERA", "LIGHT", "ARMATURE") else "EMPTY")
+        node = Node(name=str(ob.get("source_name", ob.name)), kind="MESH" if ob.type in CONVERTED else
+                    ob.type if ob.type in ("MESH", "CAMERA", "LIGHT", "ARMATURE") else "EMPTY")
         node.extras = {k: v for k, v in props.load(ob).items() if k != "source_name"}
         parent = ob.parent if ob.parent is not None and ob.parent.as_pointer() in index else None
         node.matrix = local_matrix(ob, parent, G)
@@ -366,7 +381,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.collection = ob.users_collection[0].name
         node.hide = ob.hide_render
         node.cast_shadow = bool(getattr(ob, "visible_shadow", True))
-        if ob.type == "MESH":
+        if ob.type == "MESH" or ob.type in CONVERTED:
             node.data = c.mesh(ob)
         elif ob.type == "CAMERA":
             cam = ob.data
@@ -384,6 +399,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.target = index[track.target.as_pointer()]
             node.target_up = bool(getattr(track, "use_target_z", False))
         c.scene.nodes.append(node)
+    _report_geometry(context, c.scene, objs)
     sc = context.scene
     c.scene.world = collect_world(sc.world, c.image_index)
     c.scene.frame_start, c.scene.frame_end = sc.frame_start, sc.frame_end
@@ -392,3 +408,20 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
         from .animation_bake import bake
         bake(context, c.scene, objs, o)
     return c.scene
+
+
+def _report_geometry(context, scene: Scene, objs: list) -> None:
+    """One warning for the objects written as meshes, one for instances that are not written."""
+    converted = [ob.name for ob in objs if ob.type in CONVERTED]
+    if converted:
+        scene.warnings.append(f"curve, text, surface and metaball objects are written as meshes: "
+                              f"{', '.join(converted[:4])}{' and more' if len(converted) > 4 else ''}")
+    exported = {ob.name for ob in objs if ob.type not in CONVERTED}     # their geometry comes as instances
+    makers = set()
+    for inst in context.evaluated_depsgraph_get().object_instances:     # valid inside the loop only
+        if inst.is_instance and inst.parent is not None and inst.parent.original.name in exported:
+            makers.add(inst.parent.original.name)
+    if makers:
+        names = sorted(makers)
+        scene.warnings.append(f"instances (geometry nodes, collection or vertex instancing) of "
+                              f"{', '.join(names[:4])} are not written: realize them to export them")

@@ -9,6 +9,7 @@ from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from . import losses
 from .errors import CodecError, FormatError, UnsupportedFeature, Warnings, WrongPassword
 from .fileio import write_atomically
 from .registry import FormatSpec, find_format, registered_formats
@@ -63,6 +64,7 @@ def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[di
     p = Path(path)
     spec = find_format(p, fmt, for_write=True)
     warnings = Warnings()
+    losses.report(scene, spec.name, warnings)
     scene = with_normals(scene)      # a .3ds read for Blender's own smoothing has groups, no normals
     model = spec.from_scene(scene, options_for(spec.export_options, options), warnings)
     return spec.encode(model, p), warnings.as_list()

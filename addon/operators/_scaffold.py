@@ -24,6 +24,13 @@ OBJECT_TYPES = (
     ("LIGHT", "Light", ""), ("ARMATURE", "Armature", ""),
 )
 _ALL_TYPES = {t[0] for t in OBJECT_TYPES}
+ANIMATION_SOURCES = (
+    ("AUTO", "Automatic", "Every action, each on its own, when an object has several; else the scene range"),
+    ("ACTIONS", "Actions", "Every action that fits the exported objects, each played alone"),
+    ("NLA", "NLA Strips", "Every NLA strip, its action played alone"),
+    ("MARKERS", "Timeline Markers", "Each timeline marker starts an animation that runs to the next"),
+    ("SCENE", "Scene Range", "The scene's frame range, played as it is"),
+)
 
 
 def options_from(op, cls):
@@ -150,6 +157,8 @@ class ExportOperator(ExportHelper):
                                "(set by the Collection Exporter)")
     apply_modifiers: BoolProperty(name="Apply Modifiers", default=True)
     use_keyframes: BoolProperty(name="Animation", default=True)
+    animation_source: EnumProperty(name="Animation Source", default="AUTO", items=ANIMATION_SOURCES,
+                                   description="What becomes the file's animations")
     global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
     object_types: EnumProperty(name="Object Types", items=OBJECT_TYPES, options={"ENUM_FLAG"}, default=_ALL_TYPES)
 
@@ -160,6 +169,7 @@ class ExportOperator(ExportHelper):
             apply_modifiers=self.apply_modifiers, triangulate=self.triangulate,
             global_matrix=global_matrix(self, to_file=True), object_types=frozenset(self.object_types),
             use_keyframes=self.use_keyframes, bake_vertices=self.bake_vertices, tangents=self.tangents,
+            animation_source=self.animation_source,
         )
 
     def collect(self, context):
@@ -171,8 +181,8 @@ class ExportOperator(ExportHelper):
             bpy.ops.object.mode_set(mode="OBJECT")
         try:
             scene = self.collect(context)
-            warnings = codec.save(scene, self.filepath, fmt=self.format_name,
-                                  **asdict(options_from(self, self.options_class)))
+            warnings = scene.warnings + codec.save(scene, self.filepath, fmt=self.format_name,
+                                                   **asdict(options_from(self, self.options_class)))
         except (CodecError, OSError, ValueError) as e:
             self.report({"ERROR"}, f"Cannot export {Path(self.filepath).name}: {e}")
             return {"CANCELLED"}
@@ -184,6 +194,8 @@ class ExportOperator(ExportHelper):
         if not self.collection:           # a Collection Exporter has its scope already
             _box(self, "Limit to", ["use_selection", "use_visible", "use_active_collection"])
         _box(self, "Include", ["object_types", "apply_modifiers", "use_keyframes"])
+        if self.use_keyframes:
+            self.layout.box().prop(self, "animation_source")
         _box(self, "Format", [f.name for f in fields(self.options_class)])
         _box(self, "Transform", ["global_scale", "axis_forward", "axis_up"])
 

@@ -8,7 +8,6 @@ from ..codec.errors import UnsupportedFeature
 from ..codec.formats.unreal.export import MAX_FRAMES
 from ..codec.formats.unreal.options import ExportOptions, ImportOptions
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
-from ._unreal_bake import shape_key_scene
 
 _GLOB = "*.3d;*.uc"
 
@@ -33,14 +32,14 @@ class IMPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ImportOperator):
 
 @orientation_helper(axis_forward="Y", axis_up="Z")
 class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
-    """Export a mesh, baked frame by frame, as an Unreal Engine 1 vertex mesh with its .uc script"""
+    """Export a mesh, frame by frame, as an Unreal Engine 1 vertex mesh with its .uc script"""
     bl_idname = "export_scene.unreal_vertex_mesh"
     bl_label = "Export Unreal Vertex Mesh"
     format_name = "unreal"
     options_class = ExportOptions
     filename_ext = ".3d"
     check_extension = None               # X_d.3d, X_a.3d, X.3d and X.uc are all valid targets
-    bake_vertices = True                 # one absolute shape key per frame, from the evaluated depsgraph
+    bake_vertices = True                 # meshes deformed by modifiers: one absolute shape key per frame
     filter_glob: StringProperty(default=_GLOB, options={"HIDDEN"})
     variant: EnumProperty(name="Format", default="AS_IMPORTED", items=(
         ("AS_IMPORTED", "As Imported", "The packing the mesh was imported with (Standard for a mesh made in "
@@ -70,12 +69,6 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
                                     description="Write only the active object; off: every mesh object within the "
                                                 "limits is merged into the one Unreal mesh")
 
-    def collect(self, context):
-        # a mesh moved only by its own shape keys is mixed in bulk; anything else is baked frame by frame
-        scene = shape_key_scene(context, self.collect_options()) or super().collect(context)
-        _add_sequence_details(scene.metadata.get("ranges") or [])
-        return scene
-
     def invoke(self, context, event):
         if self.use_scene_range:         # unticking it then shows the scene's range to edit
             self.frame_start, self.frame_end = context.scene.frame_start, context.scene.frame_end
@@ -92,22 +85,12 @@ class EXPORT_SCENE_OT_unreal_vertex_mesh(bpy.types.Operator, ExportOperator):
                                      f"{MAX_FRAMES} frames")
         return replace(o, frame_start=self.frame_start, frame_end=self.frame_end)
 
-
     def draw(self, context):
         ExportOperator.draw(self, context)
         if not self.collection:
             box = self.layout.box()
             box.label(text="Objects")
             box.prop(self, "use_active_object")
-
-
-def _add_sequence_details(ranges: list[dict]) -> None:
-    """MESH SEQUENCE details from the bridge's ranges: GROUP from the action's `ue_group`
-    property, NOTIFY TIME from its pose markers (0..1 over the sequence's frames)."""
-    for r in ranges:
-        count = int(round(r["end"] - r["start"])) + 1
-        r.setdefault("group", str(r["extras"].get("ue_group", "") or ""))
-        r.setdefault("notifies", [(offset / count, name) for name, offset in r["markers"]])
 
 
 CLASSES = (

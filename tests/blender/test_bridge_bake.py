@@ -1,8 +1,8 @@
 """Sampling action curves in numpy gives what stepping the scene gives."""
 import numpy as np
-import pytest
 
 import bpy
+from addon.codec.animation import evaluate
 from tests.blender.helpers import lens_animated_camera
 
 
@@ -74,8 +74,8 @@ def test_collected_bone_channels_follow_the_action(clean, lgf):
     clean.scene.frame_start, clean.scene.frame_end = 0, 10
     scene = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions())
     loc = next(c for c in scene.animations[0].channels if c.bone == "b0" and c.path == "location")
-    np.testing.assert_allclose(loc.values[:, 2], np.arange(11) * 0.5, atol=1e-6)
-    assert pytest.approx(list(loc.frames)) == list(range(11))
+    assert list(loc.frames) == [0, 10] and loc.interpolation == "LINEAR"      # the action's own keys
+    np.testing.assert_allclose(evaluate(loc, np.arange(11))[:, 2], np.arange(11) * 0.5, atol=1e-6)
 
 
 def test_data_and_visibility_animation_is_collected(clean, lgf):
@@ -90,10 +90,11 @@ def test_data_and_visibility_animation_is_collected(clean, lgf):
     clean.scene.frame_start, clean.scene.frame_end = 0, 10
     anim = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions()).animations[0]
     lens = next(c for c in anim.channels if c.path == "data.lens")
-    np.testing.assert_allclose(lens.values[:, 0], 20 + 6 * np.arange(11), atol=1e-4)
+    assert list(lens.frames) == [0, 10]
+    np.testing.assert_allclose(evaluate(lens, np.arange(11))[:, 0], 20 + 6 * np.arange(11), atol=1e-4)
     hide = next(c for c in anim.channels if c.path == "hide_viewport")
-    assert hide.interpolation == "CONSTANT"
-    assert hide.values[:, 0].tolist() == [0] * 6 + [1] * 5
+    assert hide.interpolation == "CONSTANT" and list(hide.frames) == [0, 6, 10]
+    assert evaluate(hide, np.arange(11))[:, 0].tolist() == [0] * 6 + [1] * 5
 
 
 def _data_curves(idblock):
@@ -101,3 +102,36 @@ def _data_curves(idblock):
     from tests.blender_setup import PACKAGE
     api = import_module(f"{PACKAGE}.bridge.action_api")
     return api.existing_channels(idblock.animation_data.action, idblock)
+
+
+def test_kept_keys_replay_what_blender_shows_at_every_frame(clean, lgf):
+    """Euler keys, a parent with an inverse matrix, a constraint and the export axes: wherever the
+    action's own keys would not replay the motion, the collected channel keeps one key per frame."""
+    from addon.codec.animation import world_matrices
+    parent = bpy.data.objects.new("P", None)
+    child = bpy.data.objects.new("C", None)
+    for ob in (parent, child):
+        clean.scene.collection.objects.link(ob)
+    parent.location = (1, 2, 3)
+    child.parent = parent
+    child.matrix_parent_inverse = np.array(parent.matrix_world.inverted()).T.tolist()
+    for ob, path, frames, values in ((child, "rotation_euler", (0, 10), ((0, 0, 0), (0, 0, 2.5))),
+                                     (child, "location", (0, 4, 10), ((0, 0, 0), (1, 0, 0), (1, 3, 0))),
+                                     (parent, "rotation_euler", (0, 10), ((0, 0, 0), (1.2, 0, 0)))):
+        for f, v in zip(frames, values):
+            setattr(ob, path, v)
+            ob.keyframe_insert(path, frame=f)
+        for fc in _data_curves(ob):
+            for kp in fc.keyframe_points:
+                kp.interpolation = "LINEAR"
+    limit = child.constraints.new("LIMIT_LOCATION")          # clamps the keyed motion: keys cannot say it
+    limit.use_max_y, limit.max_y, limit.owner_space = True, 1.5, "LOCAL"
+    clean.scene.frame_start, clean.scene.frame_end = 0, 10
+    g = np.array([[0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])      # export axes: a quarter turn
+    scene = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions(global_matrix=tuple(map(tuple, g))))
+    anim = scene.animations[0]
+    c = next(i for i, n in enumerate(scene.nodes) if n.name == "C")
+    got = world_matrices(scene, anim, c, np.arange(11))
+    for f in range(11):
+        clean.scene.frame_set(f)
+        np.testing.assert_allclose(got[f], g @ np.array(child.matrix_world), atol=1e-5, err_msg=str(f))

@@ -124,8 +124,7 @@ def test_build_then_collect_keeps_fields(clean, lgf):
     np.testing.assert_allclose(loc.values[:, 0], np.arange(11), atol=1e-5)
     rot = next(c for c in anim.channels if c.bone == "child" and c.path == "rotation_quaternion")
     np.testing.assert_allclose(rot.values, axes.axis_angle_to_quat([[0, 0, 1]] * 11, np.arange(11) * 0.1), atol=1e-5)
-    ranges = back.metadata["ranges"]
-    assert any(r["source"] == "ACTION" and r["name"].startswith("Move") for r in ranges)
+    assert [a.name for a in back.animations] == ["Move"]     # its two actions, one per object, baked together
 
 
 def test_global_matrix_applies_to_roots_and_their_animation(clean, lgf):

@@ -8,7 +8,8 @@ import pytest
 from addon.codec import axes
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ExportOptions, ImportOptions, from_scene, ids, read, to_scene
-from addon.codec.formats.studio3ds.camroll import world_at, channel_at, roll_of, target_axes
+from addon.codec.animation import evaluate as channel_at
+from addon.codec.formats.studio3ds.camroll import world_at, roll_of, target_axes
 from addon.codec.formats.studio3ds.read import parse
 from addon.codec.formats.studio3ds.tcb import bezier_handles, evaluate, tangents, track_curve
 from addon.codec.formats.studio3ds.write import encode_bytes

@@ -150,17 +150,20 @@ def test_rig_round_trip(tmp_path, version):
 
 def test_ranges_from_markers_and_collected_ranges(tmp_path):
     sc, *_ = _rig_scene()
-    anim = Animation("all", 0, 11, channels=[c for a in sc.animations for c in a.channels])
-    sc.animations = [anim]
+    channels = [c for a in sc.animations for c in a.channels]
+    # the one animation of a file without ranges: the timeline markers name the ranges
+    sc.animations = [Animation("all", 0, 11, channels=channels, extras={"u3d_whole": True})]
     sc.markers = [Marker("idle", 0), Marker("idle_end", 3), Marker("jump", 4)]
     save(sc, tmp_path / "m.u3d")
     model = parse_bytes((tmp_path / "m.u3d").read_bytes(), Warnings())
     assert model.actions == [("idle", 0, 3), ("jump", 4, 11)]
-    sc.metadata["ranges"] = [{"name": "A", "start": 0.0, "end": 5.0, "source": "ACTION"},
-                             {"name": "B", "start": 6.0, "end": 11.0, "source": "NLA"},
-                             {"name": "idle", "start": 0.0, "end": 3.0, "source": "MARKER"}]
+    # animations of their own: one range each, laid one after another where they overlap
+    sc.animations = [Animation("A", 0, 5, channels=channels), Animation("B", 6, 11, channels=channels),
+                     Animation("C", 2, 4, channels=channels)]
     save(sc, tmp_path / "m.u3d")
-    assert parse_bytes((tmp_path / "m.u3d").read_bytes(), Warnings()).actions == [("A", 0, 5), ("B", 6, 11)]
+    model = parse_bytes((tmp_path / "m.u3d").read_bytes(), Warnings())
+    assert model.actions == [("A", 0, 5), ("B", 6, 11), ("C", 12, 14)]
+    assert model.header.n_frame == 15
 
 
 def test_skinning_demands_one_mesh(tmp_path):
@@ -266,10 +269,13 @@ def test_object_animation_is_reported_and_ranges_stay_inside_the_frames(tmp_path
     assert any("'Cube'" in w and "location" in w and "not exported" in w for w in warnings)
     model = parse_bytes((tmp_path / "c.u3d").read_bytes(), Warnings())
     assert model.header.n_frame == 1
-    # "idle" ran to the end of the timeline (frame 10): cut to the one frame; "move" starts after it: dropped
-    assert model.actions == [("idle", 0, 0)]
-    assert any("'move'" in w and "not exported" in w for w in warnings)
-    assert any("'idle'" in w and "cut" in w for w in warnings)
+    # the animation's range ran to frame 10: cut to the one frame the file holds
+    assert model.actions == [("CubeAction", 0, 0)]
+    assert any("'CubeAction'" in w and "cut" in w for w in warnings)
+    sc.animations[0].frame_start = sc.animations[0].frame_end = 5      # one starting after it: dropped
+    warnings = save(sc, tmp_path / "c.u3d")
+    assert parse_bytes((tmp_path / "c.u3d").read_bytes(), Warnings()).actions == []
+    assert any("'CubeAction'" in w and "not exported" in w for w in warnings)
 
 
 @pytest.mark.parametrize("which", ["skinned", "frame objects", "shape keys"])

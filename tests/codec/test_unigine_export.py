@@ -270,11 +270,10 @@ def test_bad_surfaces_option():
         _export(_quad_scene(), surfaces_from="LAYER")
 
 
-def test_baked_scene_ranges_become_separate_animations():
+def test_each_animation_becomes_its_own_track_over_its_own_frames():
     sc = _rigged_scene(frames=6)
-    sc.metadata["ranges"] = [{"name": "still", "start": 0, "end": 1, "fps": 0.0, "source": "ACTION"},
-                             {"name": "move", "start": 2, "end": 5, "fps": 0.0, "source": "NLA"},
-                             {"name": "marker", "start": 0, "end": 5, "fps": 0.0, "source": "MARKER"}]
+    bend = sc.animations[0]
+    sc.animations = [S.Animation("still", 0, 1, channels=bend.channels), S.Animation("move", 2, 5, channels=bend.channels)]
     m, _ = _export(sc, embed_animations=True)
     assert [(t.name, t.frame_count) for t in m.animations] == [("still", 2), ("move", 4)]
     assert m.animations[1].translation[:, 0, 2].tolist() == [1.5] * 4

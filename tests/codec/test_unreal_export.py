@@ -271,13 +271,6 @@ def test_sequences_without_their_own_rate_take_the_scene_rate(tmp_path):
     assert "SEQ=Made STARTFRAME=0 NUMFRAMES=4 RATE=25\r\n" in text
     assert "SEQ=Imported STARTFRAME=4 NUMFRAMES=6\r\n" in text
     assert "SEQ=Own STARTFRAME=2 NUMFRAMES=4 RATE=12\r\n" in text
-    # the same from the bridge's ranges (actions and NLA strips in Blender)
-    s.metadata["ranges"] = [{"name": "Act", "start": 0.0, "end": 4.0, "fps": 0.0, "source": "ACTION", "extras": {}},
-                            {"name": "Strip", "start": 5.0, "end": 9.0, "fps": 0.0, "source": "NLA",
-                             "extras": {"ue_rate": 0.0}}]
-    text = _export(s, tmp_path / "thing_d.3d")[0][tmp_path / "thing.uc"].decode()
-    assert "SEQ=Act STARTFRAME=0 NUMFRAMES=5 RATE=25\r\n" in text
-    assert "SEQ=Strip STARTFRAME=5 NUMFRAMES=5\r\n" in text
 
 
 def test_script_round_trip_keeps_a_sequence_without_rate(tmp_path):

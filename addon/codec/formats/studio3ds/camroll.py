@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
-from ...scene import Channel, Node, Scene
+from ... import animation, axes
+from ...scene import Animation, Channel, Node, Scene
 from . import ids
 from .camlight import camera_axes
-from .keyframer import KfNode, node_trs, sample
+from .keyframer import KfNode, node_trs
 from .tcb import track_curve
 
 LINEAR_TOLERANCE = 2e-3       # degrees: a sampled roll this close to a straight line is written as two keys
@@ -86,9 +86,7 @@ def orient_target(nodes: list[KfNode], i: int, j: int, cam: Node, target: Node, 
     if nodes[j].parent >= 0:
         _, pq, _ = axes.decompose(_world(nodes, nodes[j].parent, ts))
         rot = np.swapaxes(axes.quat_to_matrix(pq), -1, -2) @ rot
-    q = axes.matrix_to_quat(rot)
-    flip = np.cumsum(np.r_[False, np.einsum("ij,ij->i", q[1:], q[:-1]) < 0]) % 2 == 1
-    q[flip] *= -1
+    q = animation.continuous(axes.matrix_to_quat(rot))
     loc, _, scl = axes.decompose(target.matrix)
     at0 = int(np.searchsorted(ts, 0.0))
     target.matrix = axes.compose(loc, q[at0], scl)
@@ -98,53 +96,9 @@ def orient_target(nodes: list[KfNode], i: int, j: int, cam: Node, target: Node, 
 
 
 # -- export ----------------------------------------------------------------------
-def channel_at(ch: Channel, ts: np.ndarray) -> np.ndarray:
-    """(T, D) a channel's values at frames ts: its Bezier handles when it has them, else linear
-    (or held, for CONSTANT), held at the ends."""
-    f = np.asarray(ch.frames, np.float64)
-    v = np.asarray(ch.values, np.float64).reshape(len(f), -1)
-    if len(f) < 2:
-        return np.repeat(v[:1], len(ts), 0)
-    if ch.interpolation == "CONSTANT":
-        return v[np.clip(np.searchsorted(f, ts, side="right") - 1, 0, len(f) - 1)]
-    if ch.interpolation != "BEZIER" or ch.handles is None:
-        return sample(f, v, ts)
-    h = np.asarray(ch.handles, np.float64)
-    k = np.clip(np.searchsorted(f, ts, side="right") - 1, 0, len(f) - 2)
-    t = np.clip(ts, f[0], f[-1])[:, None]
-    x = np.stack([np.repeat(f[k, None], v.shape[1], 1), h[k, :, 1, 0], h[k + 1, :, 0, 0],
-                  np.repeat(f[k + 1, None], v.shape[1], 1)])
-    y = np.stack([v[k], h[k, :, 1, 1], h[k + 1, :, 0, 1], v[k + 1]])
-
-    def bez(p, u):
-        return ((1 - u) ** 3 * p[0] + 3 * (1 - u) ** 2 * u * p[1] + 3 * (1 - u) * u * u * p[2] + u ** 3 * p[3])
-
-    lo, hi = np.zeros_like(y[0]), np.ones_like(y[0])
-    for _ in range(40):                       # x(u) rises through the segment: bisect for x(u) = t
-        mid = (lo + hi) / 2
-        below = bez(x, mid) < t
-        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return bez(y, (lo + hi) / 2)
-
-
 def world_at(scene: Scene, i: int, channels: dict[int, dict[str, Channel]], ts: np.ndarray) -> np.ndarray:
-    m = np.broadcast_to(np.eye(4), (len(ts), 4, 4))
-    while i >= 0:
-        n = scene.nodes[i]
-        ch = channels.get(i, {})
-        loc, rot, scl = (np.broadcast_to(a, (len(ts), len(a))) for a in axes.decompose(n.matrix))
-        if "location" in ch:
-            loc = channel_at(ch["location"], ts)
-        if "rotation_quaternion" in ch:
-            rot = channel_at(ch["rotation_quaternion"], ts)
-            rot = rot / np.maximum(np.linalg.norm(rot, axis=-1, keepdims=True), 1e-12)
-        elif "rotation_euler" in ch:
-            rot = axes.matrix_to_quat(axes.euler_to_matrix(channel_at(ch["rotation_euler"], ts)))
-        if "scale" in ch:
-            scl = channel_at(ch["scale"], ts)
-        m = n.matrix_parent_inverse @ axes.compose(loc, rot, scl) @ m
-        i = n.parent
-    return m
+    anim = Animation("", channels=[c for chans in channels.values() for c in chans.values()])
+    return animation.world_matrices(scene, anim, i, ts)
 
 
 def roll_keys(scene: Scene, i: int, worlds: list[np.ndarray], pos, tgt,

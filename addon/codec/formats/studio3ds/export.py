@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ...errors import Warnings
-from ...scene import Channel, Node, Scene
+from ...scene import Animation, Channel, Node, Scene
 from . import ids
 from .camlight import ENERGY_PER_MULTIPLIER, lens_3ds
 from .camroll import roll_keys
@@ -99,14 +99,21 @@ def _color_f(cid: int, rgb) -> Chunk:
     return c
 
 
-def _channels(scene: Scene, use: bool) -> dict[int, dict[str, Channel]]:
+def timeline_animation(scene: Scene, warnings: Warnings) -> Animation | None:
+    """The animation a .3ds file's one timeline holds: the first that has channels; the others
+    are named in a warning."""
+    anims = [a for a in scene.animations if a.channels]
+    if len(anims) > 1:
+        warnings.warn(f"a .3ds file holds one timeline: animation {anims[0].name!r} is written; "
+                      f"{', '.join(repr(a.name) for a in anims[1:])} are not (export each on its own)")
+    return anims[0] if anims else None
+
+
+def _channels(anim: Animation | None) -> dict[int, dict[str, Channel]]:
     out: dict[int, dict[str, Channel]] = {}
-    if not use:
-        return out
-    for a in scene.animations:
-        for ch in a.channels:
-            if not ch.bone and len(ch.frames):
-                out.setdefault(ch.target, {})[ch.path] = ch
+    for ch in anim.channels if anim is not None else []:
+        if not ch.bone and len(ch.frames):
+            out.setdefault(ch.target, {})[ch.path] = ch
     return out
 
 
@@ -166,7 +173,8 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
     owner_names = unique_names([scene.nodes[i].extras.get("source_name", scene.nodes[i].name) for i in owners],
                                limit, warnings, "object", taken)
     obj_names = {i: nm for i, nm in zip(owners, owner_names)}
-    channels = _channels(scene, options.use_keyframes)
+    anim = timeline_animation(scene, warnings) if options.use_keyframes else None
+    channels = _channels(anim)
     kf_nodes: list[Chunk] = []
     kf_id: dict[int, int] = {}                 # scene node -> keyframer id of its (first) node
     mesh_object: dict[int, list[str]] = {}     # scene mesh -> object names of its parts
@@ -235,7 +243,10 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
     kf = root.add(ids.KFDATA)
     start = scene.frame_start if scene.frame_start is not None else 0
     end = scene.frame_end if scene.frame_end is not None else 100
-    kf.add(ids.KFHDR, (5, (scene.animations[0].name if scene.animations else "LGF")[:12], int(end)))
+    if anim is not None and len(scene.animations) > 1:
+        start, end = anim.frame_start, anim.frame_end
+    title = anim.name if anim is not None else (scene.animations[0].name if scene.animations else "LGF")
+    kf.add(ids.KFHDR, (5, title[:12], int(end)))
     kf.add(ids.KFSEG, (int(start), int(end)))
     kf.add(ids.KFCURTIME, int(start))
     kf.children += kf_nodes

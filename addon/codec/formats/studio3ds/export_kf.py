@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
+from ... import animation, axes
 from ...scene import Channel, Node
 from . import ids
 from .camlight import lens_3ds
 from .keyframer import deltas_from_rotations
 from .model import TCB_BITS, Chunk, Track
+from .tcb import CONTINUITY, evaluate, tangents
 from .tracks_in import TRACK_KEYS
 
 NO_PARENT = 0xFFFF
+_TRACK_OF = {"location": ids.POS_TRACK, "rotation_quaternion": ids.ROT_TRACK, "rotation_euler": ids.ROT_TRACK,
+             "scale": ids.SCL_TRACK, "data.lens": ids.FOV_TRACK, "data.color": ids.COL_TRACK,
+             "data.spot_size": ids.FALL_TRACK}
 
 
 def on_whole_frames(frames, values) -> tuple[np.ndarray, np.ndarray]:
@@ -52,11 +56,45 @@ def rotation_deltas(frames, quats) -> tuple[np.ndarray, np.ndarray]:
     return np.array(out_f, np.int64), np.array(out_d, np.float32)
 
 
+def _stored_tcb(node: Node | None, cid: int, n: int) -> np.ndarray | None:
+    """(n, 5) the TCB values this track's keys had in the file, None when the node keeps none for n keys;
+    zeros for a track read with default keys."""
+    if node is None or cid not in TRACK_KEYS:
+        return None
+    key = "3ds_track_" + TRACK_KEYS[cid]
+    kf, tcb = node.extras.get(key + "_key_flags"), node.extras.get(key + "_tcb")
+    if kf and tcb and len(kf) == n and len(tcb) == n * TCB_BITS:
+        return np.asarray(tcb, np.float64).reshape(n, TCB_BITS)
+    return np.zeros((n, TCB_BITS)) if key + "_flags" in node.extras and not kf else None
+
+
+def playable(ch: Channel, node: Node | None, cid: int) -> Channel:
+    """Keys that 3DS plays as the channel plays: LINEAR keys as they are (written with continuity -1,
+    a straight line), keys whose TCB curve (the file's own values, or the defaults) replays the
+    channel; anything else (Blender's Bezier handles, steps) one key per frame from codec.animation."""
+    if ch.interpolation == "LINEAR":
+        return ch
+    f = np.asarray(ch.frames, np.float64)
+    frames = np.arange(np.floor(f.min()), np.ceil(f.max()) + 1)
+    want = animation.evaluate(ch, frames)
+    tcb = _stored_tcb(node, cid, len(f))
+    if tcb is not None and cid != ids.ROT_TRACK and len(f) == len(np.unique(np.round(f))):
+        ds, dd = tangents(f, ch.values, tcb)
+        if np.allclose(evaluate(f, ch.values, ds, dd, frames), want, atol=1e-3 * max(1.0, np.abs(want).max())):
+            return ch
+    elif tcb is not None and cid == ids.ROT_TRACK:
+        return ch                                  # quaternion splines: the file's keys, as read
+    return Channel(ch.target, ch.path, frames, want, ch.bone, "LINEAR")
+
+
 def make_track(cid: int, frames, values, node: Node | None = None) -> Track:
     frames, values = on_whole_frames(frames, values)
     n = len(frames)
     t = Track(frames=frames, key_flags=np.zeros(n, np.uint16), tcb=np.full((n, TCB_BITS), np.nan, np.float32),
               values=np.asarray(values, np.float32).reshape(n, -1))
+    if n > 2 and _stored_tcb(node, cid, n) is None:
+        t.key_flags[:] = 1 << CONTINUITY               # continuity -1: straight lines between the keys
+        t.tcb[:, CONTINUITY] = -1.0
     if node is not None:
         key = "3ds_track_" + TRACK_KEYS[cid]
         t.flags = int(node.extras.get(key + "_flags", 0x40 if cid != ids.HIDE_TRACK else 0x40))
@@ -107,6 +145,7 @@ def node_tracks(kind: str, node: Node, local: np.ndarray, channels: dict[str, Ch
     kind: MESH, EMPTY, CAMERA, LIGHT, SPOT (a spot light: LIGHT tracks plus hotspot and falloff) or TARGET.
     roll: a camera's (frames, degrees), read back from its target by camroll.roll_keys."""
     loc, rot, scl = axes.decompose(local)
+    channels = {p: playable(c, node, _TRACK_OF[p]) if p in _TRACK_OF else c for p, c in channels.items()}
     out = []
     ch = channels.get("location")
     t = make_track(ids.POS_TRACK, ch.frames, ch.values, node) if ch else make_track(ids.POS_TRACK, [0], [loc], node)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ... import axes
+from ... import animation, axes
 from ...errors import Warnings
 from . import ids
 from .model import Chunk, Track
@@ -116,10 +116,7 @@ def order_parents_first(nodes: list[KfNode]) -> list[int]:
 def rotation_keys(track: Track) -> np.ndarray:
     """(N, 4) absolute quaternions (w, x, y, z) from delta keys, sign-continuous."""
     v = np.nan_to_num(np.asarray(track.values, np.float64).reshape(-1, 4), nan=0.0, posinf=0.0, neginf=0.0)
-    out = _running_product(axes.axis_angle_to_quat(v[:, 1:4], -v[:, 0]))
-    flip = np.cumsum(np.r_[False, np.einsum("ij,ij->i", out[1:], out[:-1]) < 0]) % 2 == 1
-    out[flip] *= -1
-    return out
+    return animation.continuous(_running_product(axes.axis_angle_to_quat(v[:, 1:4], -v[:, 0])))
 
 
 def _running_product(deltas: np.ndarray) -> np.ndarray:

@@ -44,7 +44,7 @@ class _Exporter:
         if len(self.arm_nodes) > 1:
             warnings.warn("only the first armature is exported (a .u3d model has one skeleton)")
         self.arm = self.arm_nodes[0] if self.arm_nodes else -1
-        self.first, self.last = timeline(scene)
+        self.line = timeline(scene)
         self.shape_key_nodes: set[int] = set()       # nodes whose shape-key animation became frames
         self.frame_object_nodes: set[int] = set()    # one object per frame, shown in turn
 
@@ -85,7 +85,7 @@ class _Exporter:
         for i, b in enumerate(arm.bones):
             parent_rest = rest[b.parent] if b.parent >= 0 else np.eye(4)
             rest_local = np.linalg.inv(parent_rest) @ rest[i]
-            keys = bone_keys(self.sc, self.arm, b.name, rest_local, self.first, self.last)
+            keys = bone_keys(self.sc, self.arm, b.name, rest_local, self.line)
             pairs = appended.get(i, [])
             out.append(Bone(i_bone=i, name=file_bone_name(b.name, b.extras),
                             i_parent=0xFFFFFFFF if b.parent < 0 else b.parent,
@@ -174,7 +174,7 @@ class _Exporter:
             lod = _lod_of(node)
             mpf = per_lod.get(lod, 0)
             per_lod[lod] = mpf + 1
-            frames = shape_key_frames(self.sc, members[min(parts)], sm, self.first, self.last) \
+            frames = shape_key_frames(self.sc, members[min(parts)], sm, self.line) \
                 if self.arm < 0 and len(parts) == 1 else None
             if frames is not None:
                 frames_total = max(frames_total, len(frames))
@@ -272,7 +272,7 @@ def build(scene: Scene, v1: bool, warnings: Warnings) -> Model:
         meshes, frames, tweening = ex.rigid(rest, layout, appended)
     bones = ex.bones(rest, appended) if ex.arm >= 0 else []
     if bones:
-        frames = max(frames, ex.last + 1)
+        frames = max(frames, ex.line.last + 1)
     n_lod = max(m.i_lod for m in meshes) + 1
     mats = [material_from_scene(m, i, scene, [n for n, _ in layout], warnings) for i, m in enumerate(scene.materials)]
     if not mats:
@@ -288,7 +288,7 @@ def build(scene: Scene, v1: bool, warnings: Warnings) -> Model:
         h.shader_pack_template_exists, h.shader_pack_template = 1, bytes.fromhex(str(tmpl))
     model = Model(file_header=FileHeader(), chunks=[h, *meshes, *mats, *bones], extras=wide)
     ex.dropped_animation()
-    ranges = action_ranges(scene, frames, warnings)
+    ranges = action_ranges(scene, ex.line, frames, warnings)
     if ranges:
         model.chunks.append(ActionRanges(ranges))
     for m in meshes:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ... import animation
 from ...errors import Warnings
 from ...welding import weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
@@ -27,7 +28,7 @@ from .materials import material_to_scene, uv_name
 from .model import Mesh, Model, ModelV1
 from .options import ImportOptions
 from .transforms import (SWAP, affine, invertible, key_frames, local_matrices, matrix_to_blender, pose_channels,
-                         safe_inverse)
+                         safe_inverse, slerp_frames)
 from .validate import ROOT_V2, bone_depths
 
 
@@ -158,7 +159,8 @@ class _Builder:
         self.sc.armatures.append(arm)
         self.arm_node = self.sc.add_node(Node(name=arm.name, kind="ARMATURE", data=0))
         for i, b in enumerate(bones):
-            frames = key_frames(b.scaling_keys, b.translation_keys, b.rotation_keys)
+            frames = np.union1d(key_frames(b.scaling_keys, b.translation_keys, b.rotation_keys),
+                                slerp_frames(b.rotation_keys))
             if frames.max() >= self.h.n_frame:
                 self.warnings.warn(f"bone {b.name!r}: keys after the last frame ({self.h.n_frame - 1}) ignored")
                 frames = np.unique(np.append(frames[frames < self.h.n_frame], self.h.n_frame - 1))
@@ -292,20 +294,18 @@ class _Builder:
         if not actions:
             if self.channels:
                 self.sc.animations.append(Animation(name=self.stem, frame_start=0, frame_end=last,
-                                                    channels=self.channels))
+                                                    channels=self.channels, extras={"u3d_whole": True}))
             return
         for name, first, end in actions:
             if end < first or end > last:
                 self.warnings.warn(f"action range {name!r} [{first}, {end}] is reversed or reaches past the "
-                                   f"file's last frame ({last})")
-            # the action ends with the file's frames (its own numbers stay in the extras for the round trip)
-            start = min(first, last)
-            stop = max(min(end, last), start)
-            self.sc.animations.append(Animation(name=name, frame_start=start, frame_end=stop,
-                                                channels=[slice_channel(c, start, stop) for c in self.channels],
+                                   f"file's last frame ({last}); it plays the frames the file has")
+            lo, hi = min(first, last), min(max(first, end), last)        # the file's frames, no more
+            self.sc.animations.append(Animation(name=name, frame_start=lo, frame_end=hi,
+                                                channels=[slice_channel(c, lo, hi) for c in self.channels],
                                                 # NLA strips, one per range: an active action would hide the others
                                                 extras={"u3d_action_range": [first, end], "placement": "NLA"}))
-            self.sc.markers += [Marker(name, first), Marker(f"{name}_end", end)]
+            self.sc.markers += [Marker(name, lo), Marker(f"{name}_end", hi)]
 
     def build(self) -> Scene:
         mat_index = self.materials()
@@ -375,13 +375,9 @@ def slice_channel(c: Channel, first: int, last: int) -> Channel:
     f = c.frames
     inside = (f >= first) & (f <= last)
     frames = np.unique(np.concatenate([f[inside], [first, last]]).astype(np.float64))
-    if c.interpolation == "CONSTANT":
-        idx = np.clip(np.searchsorted(f, frames, side="right") - 1, 0, len(f) - 1)
-        values = c.values[idx]
-    else:
-        values = np.stack([np.interp(frames, f, c.values[:, i]) for i in range(c.values.shape[1])], 1)
-        if c.path == "rotation_quaternion":
-            values /= np.linalg.norm(values, axis=1, keepdims=True)
+    values = animation.evaluate(c, frames)
+    if c.path == "rotation_quaternion":
+        values = animation.unit(values)
     return Channel(target=c.target, path=c.path, frames=frames, values=values, bone=c.bone,
                    interpolation=c.interpolation)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import animation
 from ...axes import compose, decompose
 
 SWAP = np.array([0, 2, 1])                       # Blender axis i = U3D axis SWAP[i]
@@ -109,21 +110,26 @@ def key_frames(*key_arrays: np.ndarray) -> np.ndarray:
     return frames if len(frames) else np.zeros(1, np.int64)
 
 
+def slerp_frames(rotation: np.ndarray, max_angle: float = 0.05) -> np.ndarray:
+    """Whole frames between rotation keys that turn more than `max_angle` radians: there Blender's
+    linear quaternion keys would leave the slerp the file plays, so they get keys of their own."""
+    f = np.asarray(rotation["frame"], np.int64)
+    if len(f) < 2:
+        return np.zeros(0, np.int64)
+    order = np.argsort(f, kind="stable")
+    f, q = f[order], np.asarray(rotation["value"], np.float64)[order]
+    q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
+    turn = 2 * np.arccos(np.clip(np.abs(np.sum(q[1:] * q[:-1], 1)), 0.0, 1.0))
+    spans = [np.arange(a + 1, b) for a, b, t in zip(f[:-1], f[1:], turn) if t > max_angle and b - a > 1]
+    return np.concatenate(spans) if spans else np.zeros(0, np.int64)
+
+
 def local_matrices(scaling, translation, rotation, at: np.ndarray) -> np.ndarray:
     """(F, 4, 4) Blender-space BoneToParent at frames `at`, from U3D key arrays."""
     s = sample_vectors(scaling["frame"], scaling["value"], at, (1.0, 1.0, 1.0))[:, SWAP]
     t = sample_vectors(translation["frame"], translation["value"], at, (0.0, 0.0, 0.0))[:, SWAP]
     q = quat_to_blender(sample_quats(rotation["frame"], rotation["value"], at))
     return compose(t, q, s)
-
-
-def continuous_quats(q: np.ndarray) -> np.ndarray:
-    """Flip signs so that consecutive quaternions stay on one hemisphere (for linear F-curves)."""
-    if len(q) < 2:
-        return q
-    d = np.sum(q[1:] * q[:-1], 1)
-    sign = np.concatenate([[1.0], np.cumprod(np.where(d < 0, -1.0, 1.0))])
-    return q * sign[:, None]
 
 
 def invertible(m: np.ndarray) -> bool:
@@ -144,4 +150,4 @@ def pose_channels(rest_local: np.ndarray, local: np.ndarray):
     """Pose basis = rest_local^-1 @ key, decomposed -> (location, quaternion wxyz, scale)."""
     basis = safe_inverse(rest_local) @ local      # callers check invertible(rest_local)
     t, q, s = decompose(basis)
-    return t, continuous_quats(q), s
+    return t, animation.continuous(q), s

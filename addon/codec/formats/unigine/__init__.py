@@ -7,6 +7,8 @@ with read_anim / write_anim / anim_to_scene / scene_to_anim.
 """
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -42,9 +44,15 @@ def _read_anim(path: Path, opts: AnimImportOptions, warnings: Warnings) -> AnimF
 
 
 def _encode_mesh(m: MeshFile, target: Path) -> dict[Path, bytes]:
+    """The mesh, and its animations beside it: X.anim for one, X_<name>.anim each for several."""
     out = {Path(target): write_mesh(m)}
-    if m.companion is not None:
-        out[Path(target).with_suffix(".anim")] = write_anim(m.companion)
+    a = m.companion
+    if a is not None and len(a.animations) > 1:
+        for t in a.animations:
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", t.name).strip("._") or "anim"
+            out[Path(target).with_name(f"{Path(target).stem}_{name}.anim")] = write_anim(replace(a, animations=[t]))
+    elif a is not None:
+        out[Path(target).with_suffix(".anim")] = write_anim(a)
     return out
 
 

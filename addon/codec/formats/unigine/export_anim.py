@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
+from ... import animation
 from ...errors import Warnings
 from ...scene import Animation, Scene
 from . import pose
@@ -56,32 +56,12 @@ def _file_order(arm) -> np.ndarray:
 
 def _sample(anim: Animation, frames: np.ndarray, names: list[str]):
     """Pose basis location, rotation (wxyz), scale at integer frames, for the bones the action animates."""
-    by_bone: dict[str, dict[str, np.ndarray]] = {}
-    for ch in anim.channels:
-        if not ch.bone or ch.bone not in names or len(ch.frames) == 0:
-            continue
-        vals = np.asarray(ch.values, np.float64).reshape(len(ch.frames), -1)
-        cols = [np.interp(frames, np.asarray(ch.frames, np.float64), vals[:, c]) for c in range(vals.shape[1])]
-        by_bone.setdefault(ch.bone, {})[ch.path] = np.stack(cols, 1)
-    order = [n for n in names if n in by_bone]
+    order = [n for n in names if any(c.bone == n and len(c.frames) for c in anim.channels)]
     f = len(frames)
-    loc = np.zeros((f, len(order), 3))
-    rot = np.tile([1.0, 0, 0, 0], (f, len(order), 1))
-    scale = np.ones((f, len(order), 3))
+    loc, rot, scale = np.zeros((f, len(order), 3)), np.zeros((f, len(order), 4)), np.ones((f, len(order), 3))
     for j, n in enumerate(order):
-        d = by_bone[n]
-        if "location" in d:
-            loc[:, j] = d["location"]
-        if "scale" in d:
-            scale[:, j] = d["scale"]
-        if "rotation_quaternion" in d:
-            rot[:, j] = pose.safe_quat(d["rotation_quaternion"])
-        elif "rotation_euler" in d:
-            e = d["rotation_euler"]
-            qx = axes.axis_angle_to_quat([1.0, 0, 0], e[:, 0])
-            qy = axes.axis_angle_to_quat([0, 1.0, 0], e[:, 1])
-            qz = axes.axis_angle_to_quat([0, 0, 1.0], e[:, 2])
-            rot[:, j] = axes.quat_multiply(qz, axes.quat_multiply(qy, qx))
+        chans = {c.path: c for c in anim.channels if c.bone == n and len(c.frames)}
+        loc[:, j], rot[:, j], scale[:, j] = animation.trs(chans, frames)
     return order, loc, rot, scale
 
 
@@ -93,7 +73,7 @@ def _quantize(v: np.ndarray, box_min: np.ndarray, size: np.ndarray) -> np.ndarra
 def make_track(name: str, bone_index: np.ndarray, bind: np.ndarray, t, q_wxyz, s, quantized: bool) -> Track:
     """Keys (F, N, ...) in parent-local space -> a track with flags set as the notes say."""
     f = t.shape[0]
-    q = pose.continuous(q_wxyz)
+    q = animation.continuous(q_wxyz)
     b = bind[bone_index]
     bq = pose.xyzw_to_wxyz(b["r"].astype(np.float64))
     # keep each bone's keys in the bind rotation's hemisphere so an unchanged rotation compares equal
@@ -141,33 +121,19 @@ def make_track(name: str, bone_index: np.ndarray, bind: np.ndarray, t, q_wxyz, s
     return track
 
 
-def _spans(scene: Scene) -> list[tuple[Animation, float, float, str]]:
-    """(animation, first frame, last frame, name) to write.
-
-    A scene baked from Blender holds one animation over the scene's frames
-    and names its actions and NLA strips in metadata["ranges"]: each of
-    those becomes its own animation.
-    """
-    ranges = [r for r in scene.metadata.get("ranges") or [] if r.get("source") in ("ACTION", "NLA")]
-    if len(scene.animations) != 1 or not ranges:
-        return [(a, a.frame_start, a.frame_end, a.name) for a in scene.animations]
-    a = scene.animations[0]
-    return [(a, max(float(r["start"]), a.frame_start), min(float(r["end"]), a.frame_end), str(r["name"]))
-            for r in ranges if float(r["start"]) <= a.frame_end and float(r["end"]) >= a.frame_start]
-
-
 def build_tracks(scene: Scene, bones: list[BoneHeader], bind: np.ndarray, quantized: bool,
                  warnings: Warnings) -> list[Track]:
     names = [b.name for b in bones]
     rest = pose.bind_local(bind)
     tracks = []
-    for anim, first, last, name in _spans(scene):
+    for anim in scene.animations:
+        name = anim.name
         missing = sorted({c.bone for c in anim.channels if c.bone and c.bone not in names})
         if missing:
             warnings.warn(f"action {name!r}: bones {', '.join(missing)} are not in the armature; skipped")
         if not any(c.bone in names and len(c.frames) for c in anim.channels):
             continue                  # nothing to sample: do not build a frame range that may be huge
-        frames = np.arange(int(round(first)), int(round(last)) + 1, dtype=np.float64)
+        frames = animation.frames_of(anim)
         order, loc, rot, scale = _sample(anim, frames, names)
         if not order:
             continue

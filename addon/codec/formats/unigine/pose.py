@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes
+from ... import animation, axes
 from .model import BIND_DTYPE, QUAT_SCALE, R_BIT, S_BITS, T_BITS, Track
 
 
@@ -148,17 +148,6 @@ def bind_from_local(local: np.ndarray) -> np.ndarray:
     return out
 
 
-def continuous(q: np.ndarray) -> np.ndarray:
-    """Flip quaternion signs along axis 0 (frames) so that neighbours lie in one hemisphere."""
-    if len(q) < 2:
-        return q
-    dots = (q[1:] * q[:-1]).sum(-1)
-    flips = np.cumprod(np.where(dots < 0, -1.0, 1.0), axis=0)
-    out = q.copy()
-    out[1:] *= flips[..., None]
-    return out
-
-
 def decoded_keys(track: Track, bind: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The track's keys as floats: translation (F,N,3), rotation wxyz (F,N,4), scale (F,N,3).
 
@@ -191,11 +180,11 @@ def keys_to_basis(rest_local: np.ndarray, t, q, s, d_parent=None, resid=None):
         key = d_parent[None] @ key @ axes.inverse_or_identity(resid)[None]
     basis = axes.inverse_or_identity(rest_local)[None] @ key
     loc, rot, scale = axes.decompose(basis)
-    return loc, continuous(rot), scale
+    return loc, animation.continuous(rot), scale
 
 
 def basis_to_keys(rest_local: np.ndarray, loc, rot, scale):
     """The inverse of keys_to_basis: parent-local key translation, rotation (wxyz), scale."""
     key = rest_local[None] @ axes.compose(loc, rot, scale)
     t, q, s = axes.decompose(key)
-    return t, continuous(q), s
+    return t, animation.continuous(q), s

@@ -166,6 +166,17 @@ def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") 
                       "those parts read as no move, no turn, scale 1")
 
 
+def _each_alone(scene: Scene) -> None:
+    """Several animations become NLA strips one after another (an active action would hide the
+    others); the timeline covers the first, as the file plays it from frame 0."""
+    if len(scene.animations) > 1:
+        for a in scene.animations:
+            a.extras["placement"] = "NLA"
+    if scene.animations:
+        scene.frame_start = 0
+        scene.frame_end = int(max(a.frame_end for a in scene.animations))
+
+
 def _warn_non_uniform(uniform: bool, tracks: list[Track], warnings: Warnings) -> None:
     if not uniform and any(t.frame_count and len(t.bones) for t in tracks):
         warnings.warn(NON_UNIFORM)
@@ -198,9 +209,7 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
         mesh.materials = list(group)
         scene.meshes.append(mesh)
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
-    if scene.animations:
-        scene.frame_start = 0
-        scene.frame_end = int(max(a.frame_end for a in scene.animations))
+    _each_alone(scene)
     return scene
 
 
@@ -276,9 +285,7 @@ def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
     for tr in a.animations:
         scene.animations.append(track_animation(tr, names, fallback, rest, -1, opts.fps, warnings))
         scene.metadata.setdefault(UNSTORED_KEY, {})[tr.name] = _unstored(tr, names)
-    if scene.animations:
-        scene.frame_start = 0
-        scene.frame_end = int(max(x.frame_end for x in scene.animations))
+    _each_alone(scene)
     return scene
 
 

@@ -1,8 +1,8 @@
 """Neutral Scene -> Unreal Engine 1 vertex mesh model (the export side of scene.py's conventions).
 
-Every mesh object is merged into the one mesh (merge.py); each one's shape
-keys are its baked absolute frames (key i = output frame i; no keys = one
-frame). The reference object's matrix becomes the script's MESH ORIGIN,
+Every mesh object is merged into the one mesh (merge.py); each Scene
+animation becomes a sequence, its frames laid after the previous ones
+(frames.py). The reference object's matrix becomes the script's MESH ORIGIN,
 rotation and MESHMAP SCALE, so the vertices keep the default scale; with
 the variant "as imported" and the UNMIRROR an import recorded, an imported
 mesh writes back the same raw integers, triangles, UVs and script lines.
@@ -26,46 +26,6 @@ _FLAGS_OF_BLEND = {"CLIP": PF_MASKED, "ADD": PF_TRANSLUCENT, "BLEND": PF_TRANSLU
 AS_IMPORTED = "AS_IMPORTED"
 MAX_TRIANGLES = 65535
 MAX_FRAMES = 65535
-
-
-def _local_per_frame(scene: Scene, node: int, numbers: np.ndarray) -> np.ndarray | None:
-    """(F, 4, 4) local matrices of a node from its TRS channels, or None when it does not move."""
-    trs = {ch.path: ch for anim in scene.animations for ch in anim.channels
-           if ch.target == node and not ch.bone and ch.path in ("location", "rotation_quaternion", "scale")}
-    if not trs:
-        return None
-    t0, q0, s0 = axes.decompose(scene.nodes[node].matrix)
-
-    def sample(path, rest):
-        ch = trs.get(path)
-        if ch is None:
-            return np.tile(rest, (len(numbers), 1))
-        values = np.asarray(ch.values, np.float64).reshape(len(ch.frames), -1)
-        idx = np.clip(np.searchsorted(np.asarray(ch.frames), numbers, side="right") - 1, 0, len(values) - 1)
-        return values[idx]
-
-    return axes.compose(sample("location", t0), sample("rotation_quaternion", q0), sample("scale", s0))
-
-
-def _apply_object_animation(scene: Scene, node: int, frames: np.ndarray, numbers: np.ndarray) -> None:
-    """Bake a moving object (or moving parents) into its (3, F, V) vertices: v' = M^-1 M(f) v,
-    M the node's world matrix as collected."""
-    if node < 0:
-        return
-    world = np.tile(np.eye(4), (len(numbers), 1, 1))
-    moved, i = False, node
-    while i >= 0:                                   # child to root: world = ... parent @ local
-        local = _local_per_frame(scene, i, numbers)
-        moved |= local is not None
-        n = scene.nodes[i]
-        world = (n.matrix_parent_inverse @ (local if local is not None else n.matrix)) @ world
-        i = n.parent
-    if not moved:
-        return
-    rel = np.linalg.inv(scene.world_matrix(node)) @ world            # (F, 4, 4)
-    if np.allclose(rel, np.eye(4), atol=1e-7):
-        return
-    frames[:] = (np.einsum("fij,jfv->ifv", rel[:, :3, :3], frames) + rel[:, :3, 3].T[:, :, None]).astype(np.float32)
 
 
 def _object_setup(scene: Scene, node: int, default: np.ndarray, warnings: Warnings) -> tuple:
@@ -93,59 +53,38 @@ def _rate(scene: Scene, fps, extras: dict) -> float:
     return float(scene.fps or 0.0)
 
 
-def _candidates(scene: Scene, source: str) -> list[Sequence]:
-    """Named ranges in scene frame numbers, from the bridge's ranges or the Scene itself."""
-    ranges = scene.metadata.get("ranges")
+def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings) -> list[Sequence]:
+    """MESH SEQUENCEs in file frames: one per animation, or cut at the markers, or one over everything."""
+    source = options.sequence_source.upper()
+    out = []
     if source == "ANIMATIONS":
-        if ranges is not None:
-            return [Sequence(str(r["name"]), int(round(r["start"])), int(round(r["end"] - r["start"])) + 1,
-                             _rate(scene, r.get("fps", 0.0), r.get("extras") or {}), str(r.get("group", "") or ""),
-                             [(float(t), str(f)) for t, f in r.get("notifies", [])])
-                    for r in ranges if r.get("source") in ("ACTION", "NLA")]
-        out = []
-        for a in scene.animations:
-            start, end = int(round(a.frame_start)), int(round(a.frame_end))
-            if end >= start:
-                count = end - start + 1
-                out.append(Sequence(a.name, start, count, _rate(scene, a.fps, a.extras),
+        for a, start, n, first in placed:
+            if a is not None:
+                out.append(Sequence(a.name, start, n, _rate(scene, a.fps, a.extras),
                                     str(a.extras.get("ue_group", "") or ""),
-                                    [((m.frame - start) / count, m.name) for m in a.markers]))
-        return out
-    if source == "MARKERS":
+                                    [((m.frame - first) / n, m.name) for m in a.markers]))
+    elif source == "MARKERS":
+        _, start0, n0, first0 = placed[0]
         marks = sorted(scene.markers, key=lambda m: m.frame)
-        return [Sequence(m.name, m.frame, (marks[i + 1].frame - m.frame) if i + 1 < len(marks) else -1,
-                         float(scene.fps or 0.0)) for i, m in enumerate(marks)]
-    if source == "ALL":
-        return []
-    raise UnsupportedFeature(f"sequence_source must be ANIMATIONS, MARKERS or ALL, not {source!r}")
-
-
-def _sequences(scene: Scene, options, numbers: np.ndarray, warnings: Warnings) -> list[Sequence]:
-    """MESH SEQUENCEs in file frames (index into the written frames), clipped to them."""
-    first, count = int(numbers[0]), len(numbers)
-    out = _candidates(scene, options.sequence_source.upper())
-    kept = []
-    for q in out:
-        if q.count < 0:                       # the last marker runs to the end
-            q.count = first + count - q.start
-        if q.count < 1:
-            warnings.warn(f"marker {q.name!r} at frame {q.start} starts no frame inside "
-                          f"{first}..{first + count - 1}; no sequence for it")
-            continue
-        q.start -= first
-        if q.start < 0 or q.start + q.count > count:
-            warnings.warn(f"sequence {q.name!r} (frames {q.start + first}..{q.start + first + q.count - 1}) "
-                          f"is outside the written frames {first}..{first + count - 1}; clipped")
-            lo, hi = max(q.start, 0), min(q.start + q.count, count)
+        for i, m in enumerate(marks):
+            end = marks[i + 1].frame if i + 1 < len(marks) else first0 + n0
+            lo, hi = max(m.frame, first0), min(end, first0 + n0)
             if hi <= lo:
+                warnings.warn(f"marker {m.name!r} at frame {m.frame} starts no frame inside "
+                              f"{first0}..{first0 + n0 - 1}; no sequence for it")
                 continue
-            q.start, q.count = lo, hi - lo
+            if hi < end:
+                warnings.warn(f"sequence {m.name!r} (frames {m.frame}..{end - 1}) is outside the written frames "
+                              f"{first0}..{first0 + n0 - 1}; clipped")
+            out.append(Sequence(m.name, start0 + lo - first0, hi - lo, float(scene.fps or 0.0)))
+    elif source != "ALL":
+        raise UnsupportedFeature(f"sequence_source must be ANIMATIONS, MARKERS or ALL, not {options.sequence_source!r}")
+    for q in out:
         q.name = checked_identifier(q.name, "Seq", "sequence", warnings)
         q.notifies = [(t, checked_identifier(f, "Notify", "notify function", warnings)) for t, f in q.notifies]
-        kept.append(q)
-    if not kept:
-        kept = [Sequence("All", 0, count, float(scene.fps or 0.0))]
-    return sorted(kept, key=lambda q: (q.start, -q.count))     # file order: by start, longest first
+    if not out:
+        out = [Sequence("All", 0, count, float(scene.fps or 0.0))]
+    return sorted(out, key=lambda q: (q.start, -q.count))     # file order: by start, longest first
 
 
 def _texture_flags(mat, warnings: Warnings) -> int:
@@ -202,9 +141,10 @@ def _variant(option: str, mesh: Mesh, warnings: Warnings) -> str:
 
 
 def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
-    merged = merge(scene, options, warnings, _apply_object_animation)
+    merged = merge(scene, options, warnings)
     variant = _variant(options.variant, merged.mesh, warnings)
-    frames, numbers = merged.frames, merged.numbers
+    frames = merged.frames
+    count = frames.shape[1]
     nv = frames.shape[2]
     if nv > MAX_VERTICES[variant]:
         raise UnsupportedFeature(f"mesh {merged.name!r} has {nv} vertices; the {variant.lower().replace('_', ' ')} "
@@ -212,8 +152,8 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     tri = merged.corners
     if len(tri) > MAX_TRIANGLES:
         raise UnsupportedFeature(f"mesh {merged.name!r} has {len(tri)} triangles; the format holds at most {MAX_TRIANGLES}")
-    if len(numbers) > MAX_FRAMES:
-        raise UnsupportedFeature(f"{len(numbers)} frames; the format holds at most {MAX_FRAMES}")
+    if count > MAX_FRAMES:
+        raise UnsupportedFeature(f"{count} frames; the format holds at most {MAX_FRAMES}")
 
     values = merged.values
     unmirror = bool(merged.mesh.extras.get("ue_unmirror", False))
@@ -256,7 +196,7 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     origin, rotation, mult = _object_setup(scene, merged.node, default, warnings)
     setup = None
     if options.write_uc:
-        seqs = _sequences(scene, options, numbers, warnings)
+        seqs = _sequences(scene, options, merged.placed, count, warnings)
         visible = values["ue_type"] & 15 != TYPE_WEAPON
         setup = MeshSetup(unmirror=unmirror, origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,
                           scale=tuple(float(f'{v:.7g}') for v in mult * default / factor), sequences=seqs,
@@ -264,5 +204,5 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
                           texture_group=checked_identifier(options.texture_group, "Skins", "texture group", warnings))
         _textures(scene, merged.skins, values["ue_texture"][visible], options, setup, warnings)
     geometry = GeometryFile(len(tris), nv, bytes(44), tris, b"")
-    animation = AnimationFile(len(numbers), nv * BYTES_PER_VERTEX[variant], pack_axes(raw, variant), b"")
-    return UnrealMesh(merged.name, variant, geometry, animation, setup=setup, notes=warnings)
+    frame_file = AnimationFile(count, nv * BYTES_PER_VERTEX[variant], pack_axes(raw, variant), b"")
+    return UnrealMesh(merged.name, variant, geometry, frame_file, setup=setup, notes=warnings)

@@ -2,7 +2,7 @@
 
 An Unreal mesh is one vertex list and one triangle list, so export merges
 every mesh object it is given, as the UNIGINE exporter does: each object's
-frames (its own baked shape keys, its object animation applied) are placed
+frames (frames.py: per animation, laid one after another) are placed
 in the space of one reference object, whose matrix becomes the script's
 MESH ORIGIN and MESHMAP SCALE; every other object keeps its place relative
 to it. Each material becomes one skin number, shared by all objects using it.
@@ -15,6 +15,7 @@ import numpy as np
 
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
+from .frames import lay_out, positions, takes
 from .model import TYPE_NORMAL, TYPE_TWO_SIDED, TYPE_WEAPON
 
 _TYPE_OF_BLEND = {"BLEND": 2, "ADD": 2, "CLIP": 3, "MULTIPLY": 4}
@@ -29,7 +30,7 @@ class Merged:
     node: int                    # the reference node (-1: a mesh no node shows)
     mesh: Mesh                   # the reference mesh (its extras say how it was imported)
     frames: np.ndarray           # (3, F, V) float32, axis-major
-    numbers: np.ndarray          # (F,) scene frame number of each frame
+    placed: list                 # per animation: (animation or None, first frame, count, first scene frame)
     corners: np.ndarray          # (T, 3) vertex index per triangle corner, Blender order
     uv: np.ndarray | None        # (T, 3, 2) Blender UVs, or None when no object has any
     values: dict[str, np.ndarray]    # ATTRIBUTES, (T,) each, 0..255
@@ -137,74 +138,30 @@ def _face_values(scene: Scene, mesh: Mesh, face: np.ndarray, numbers: dict[int, 
     return {k: np.clip(np.asarray(v, np.int64), 0, 255) for k, v in out.items()}
 
 
-def _stack(mesh: Mesh) -> tuple[list[np.ndarray], np.ndarray]:
-    """A mesh's frames (shape key i = frame baked_frames[i], else i; no keys = one frame)."""
-    stack = [k.positions for k in mesh.shape_keys] if mesh.shape_keys else [mesh.positions]
-    numbers = np.asarray(mesh.extras.get("baked_frames") or range(len(stack)), np.int64)
-    if len(numbers) != len(stack):
-        numbers = np.arange(len(stack))
-    return stack, numbers
-
-
-def _pick(numbers: np.ndarray, options, warnings: Warnings) -> np.ndarray:
-    """Which frames to write: every one, or with `use_scene_range` off frame_start..frame_end by number."""
-    if options.use_scene_range:
-        return np.ones(len(numbers), bool)
-    if options.frame_end < options.frame_start:
-        raise UnsupportedFeature(f"the end frame {options.frame_end} is before the start frame {options.frame_start}")
-    pick = (numbers >= options.frame_start) & (numbers <= options.frame_end)
-    missing = (options.frame_end - options.frame_start + 1) - int(pick.sum())
-    if pick.any() and missing:
-        warnings.warn(f"frame range {options.frame_start}..{options.frame_end}: {missing} of its frames are "
-                      f"not in the scene ({numbers[0]}..{numbers[-1]}); writing the {int(pick.sum())} that are")
-    if not pick.any():
-        raise UnsupportedFeature(f"frame range {options.frame_start}..{options.frame_end} selects none of the "
-                                 f"{len(numbers)} frames ({numbers[0]}..{numbers[-1]})")
-    return pick
-
-
-def _frames(scene: Scene, node: int, mesh: Mesh, numbers: np.ndarray, place: np.ndarray, animate,
-            warnings: Warnings) -> np.ndarray:
-    """(3, F, V) float32: the mesh at each wanted frame number, its object animation applied,
-    then placed by `place` (its rest matrix relative to the reference object)."""
-    stack, own = _stack(mesh)
-    if len(own) > 1 and not np.isin(numbers, own).all():
-        warnings.warn(f"mesh {mesh.name!r} has frames {own[0]}..{own[-1]}, not every frame written; "
-                      "the nearest earlier frame stands in")
-    which = np.clip(np.searchsorted(own, numbers, side="right") - 1, 0, len(stack) - 1)
-    frames = np.empty((3, len(numbers), len(stack[0])), np.float32)       # axis-major: contiguous per axis
-    for f, i in enumerate(which):
-        frames[:, f, :] = np.asarray(stack[i]).T
-    animate(scene, node, frames, numbers)
-    if not np.allclose(place, np.eye(4), atol=1e-9):
-        frames[:] = (np.einsum("ij,jfv->ifv", place[:3, :3], frames) + place[:3, 3, None, None]).astype(np.float32)
-    return frames
-
-
-def merge(scene: Scene, options, warnings: Warnings, animate) -> Merged:
-    """`animate(scene, node, frames, numbers)` bakes a node's object animation into its (3, F, V) frames."""
+def merge(scene: Scene, options, warnings: Warnings) -> Merged:
     pairs = mesh_nodes(scene)
     if not pairs:
         raise UnsupportedFeature("nothing to export: the scene has no mesh")
     ref = reference(pairs)
     ref_node, ref_mesh = pairs[ref]
-    # the frame numbers: those of the object with the most frames (each object is baked over the same ones)
-    numbers = max((_stack(m)[1] for _, m in pairs), key=len)
-    numbers = numbers[_pick(numbers, options, warnings)]
+    mode, todo = takes(scene, pairs, options, warnings)
     to_ref = np.linalg.inv(scene.world_matrix(ref_node)) if ref_node >= 0 else np.eye(4)
     skins = skin_numbers(scene, [m for _, m in pairs], warnings)
-    frames, corners, uvs, values = [], [], [], []
+    corners, uvs, values, per_mesh = [], [], [], []
     offset = 0
     drawn = [(node, mesh) for node, mesh in pairs if len(mesh.corners)] or pairs[ref:ref + 1]
     for node, mesh in drawn:
         place = to_ref @ scene.world_matrix(node) if node >= 0 else np.eye(4)
         tri, face = triangulate(mesh)
-        frames.append(_frames(scene, node, mesh, numbers, place, animate, warnings))
+        per_mesh.append([_placed(positions(scene, node, mesh, mode, a, n, warnings), place)
+                         for a, n in todo])
         corners.append(np.asarray(mesh.corners, np.int64)[tri] + offset)
         uv = next(iter(mesh.uv_layers.values()), None)
         uvs.append(None if uv is None else np.asarray(uv, np.float32)[tri])
         values.append(_face_values(scene, mesh, face, skins, warnings))
         offset += len(mesh.positions)
+    laid, placed = lay_out([(a, n, np.concatenate([m[k] for m in per_mesh], axis=1))
+                                   for k, (a, n) in enumerate(todo)])
     if any(u is None for u in uvs) and any(u is not None for u in uvs):
         warnings.warn("some of the merged objects have no UV map; their triangles get UV (0, 0)")
     top_left = np.array([0.0, 1.0], np.float32)                # UV bytes (0, 0)
@@ -213,6 +170,13 @@ def merge(scene: Scene, options, warnings: Warnings, animate) -> Merged:
     first_material = {}
     for i, n in skins.items():
         first_material.setdefault(n, i)
-    return Merged(ref_mesh.name, ref_node, ref_mesh, np.concatenate(frames, axis=2), numbers, np.concatenate(corners),
+    return Merged(ref_mesh.name, ref_node, ref_mesh, laid, placed, np.concatenate(corners),
                   uv, {k: np.concatenate([v[k] for v in values]) for k in ATTRIBUTES},
                   first_material)
+
+
+def _placed(pos: np.ndarray, place: np.ndarray) -> np.ndarray:
+    """(F, V, 3) positions in the reference object's space."""
+    if np.allclose(place, np.eye(4), atol=1e-9):
+        return pos
+    return (pos @ place[:3, :3].T + place[:3, 3]).astype(np.float32)

@@ -1,0 +1,56 @@
+"""What a target format cannot hold, said once per kind of thing before it is written.
+
+`save` (the Blender exporters and `convert` alike) calls `report` with the
+format's registry name; each loss is one warning naming what is dropped.
+Losses a format reports itself with more detail (U3D's object animation,
+3DS's extra timelines) are not repeated here. An animation-only Scene (an
+.anim file) into a format that cannot hold it is an error, not an empty file.
+"""
+from __future__ import annotations
+
+from .errors import UnsupportedFeature, Warnings
+from .scene import Scene
+
+MESH_ONLY = {"unreal": "an Unreal vertex mesh", "unigine-mesh": "a UNIGINE mesh", "u3d": "a .u3d model"}
+NO_SHAPE_KEY_ANIMATION = {"3ds": "a .3ds file", "unigine-mesh": "a UNIGINE mesh", "unigine-anim": "a UNIGINE .anim"}
+BONE_ANIMATION_ONLY = {"unigine-mesh": "a UNIGINE mesh", "unigine-anim": "a UNIGINE .anim"}
+ANIMATION_ONLY_TARGETS = {"unigine-anim"}
+_TRS = ("location", "rotation_quaternion", "rotation_euler", "scale")
+
+
+def _names(items, limit: int = 4) -> str:
+    items = list(dict.fromkeys(items))
+    shown = ", ".join(repr(x) for x in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def report(scene: Scene, fmt: str, warnings: Warnings) -> None:
+    if scene.animations and not scene.nodes and not scene.meshes and fmt not in ANIMATION_ONLY_TARGETS:
+        raise UnsupportedFeature(f"the input holds only animation ({_names(a.name for a in scene.animations)}) "
+                                 f"and no mesh: there is nothing to write to {fmt!r}")
+    kinds = {n.kind for n in scene.nodes}
+    if fmt in MESH_ONLY and kinds & {"CAMERA", "LIGHT"}:
+        dropped = [n.name for n in scene.nodes if n.kind in ("CAMERA", "LIGHT")]
+        warnings.warn(f"{MESH_ONLY[fmt]} holds no cameras or lights: {_names(dropped)} not written")
+    if fmt == "3ds":
+        skinned = [m.name for m in scene.meshes if m.skin is not None]
+        if scene.armatures or skinned:
+            warnings.warn(f"a .3ds file holds no bones or skinning: {_names(skinned or [a.name for a in scene.armatures])} "
+                          "written in the rest pose, without their bone animation")
+        odd = [scene.lights[n.data].name for n in scene.nodes if n.kind == "LIGHT" and 0 <= n.data < len(scene.lights)
+               and scene.lights[n.data].type in ("SUN", "AREA")]
+        if odd:
+            warnings.warn(f"a .3ds file holds omni and spot lights only: sun and area lights {_names(odd)} "
+                          "written as omni lights")
+    if fmt in NO_SHAPE_KEY_ANIMATION:
+        keyed = {scene.nodes[c.target].name for a in scene.animations for c in a.channels
+                 if c.path.startswith("key_blocks[") and 0 <= c.target < len(scene.nodes)}
+        if keyed:
+            warnings.warn(f"{NO_SHAPE_KEY_ANIMATION[fmt]} holds no shape-key animation: that of {_names(keyed)} "
+                          "is not written")
+    if fmt in BONE_ANIMATION_ONLY:
+        moved = {scene.nodes[c.target].name for a in scene.animations for c in a.channels
+                 if not c.bone and (c.path in _TRS or c.path.startswith(("data.", "hide"))) and 0 <= c.target < len(scene.nodes)}
+        if moved:
+            warnings.warn(f"{BONE_ANIMATION_ONLY[fmt]} animates bones only: the animation of objects "
+                          f"{_names(moved)} is not written")

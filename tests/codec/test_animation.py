@@ -1,0 +1,190 @@
+"""codec.animation: the one evaluator of Scene channels, and what every format writes with it."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from addon.codec import load, save
+from addon.codec.animation import auto_handles, continuous, evaluate, layout, mesh_frames
+from addon.codec.scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
+
+F = np.arange(11, dtype=np.float64)
+ASSETS = Path(__file__).resolve().parents[2] / "test_assets"
+
+
+def _ch(frames, values, interp="LINEAR", handles=None, path="location"):
+    return Channel(0, path, np.asarray(frames, np.float64), np.asarray(values, np.float64).reshape(len(frames), -1),
+                   interpolation=interp, handles=handles)
+
+
+def test_constant_linear_and_held_ends():
+    ch = _ch([2, 6], [[0.0], [4.0]])
+    np.testing.assert_allclose(evaluate(ch, [0, 2, 3, 4, 6, 9])[:, 0], [0, 0, 1, 2, 4, 4])
+    ch.interpolation = "CONSTANT"
+    np.testing.assert_allclose(evaluate(ch, [0, 2, 5.9, 6, 9])[:, 0], [0, 0, 0, 4, 4])
+
+
+def test_bezier_with_handles_at_thirds_is_the_straight_line_and_auto_handles_flatten_extremes():
+    f, v = np.array([0.0, 9.0]), np.array([[0.0], [9.0]])
+    h = np.array([[[[-3, -3], [3, 3]]], [[[6, 6], [12, 12]]]], np.float64)        # (N, D, side, xy)
+    np.testing.assert_allclose(evaluate(_ch(f, v, "BEZIER", h), F)[:, 0], np.minimum(F, 9), atol=1e-6)
+    peak = auto_handles(np.array([0.0, 5, 10]), np.array([[0.0], [1.0], [0.0]]))
+    assert peak[1, 0, 0, 1] == peak[1, 0, 1, 1] == 1.0                               # flat at the top
+    mid = evaluate(_ch([0, 5, 10], [[0.0], [1.0], [0.0]], "BEZIER"), [2.5, 5, 7.5])[:, 0]
+    assert mid[1] == pytest.approx(1.0) and mid[0] == pytest.approx(mid[2]) == pytest.approx(0.5, abs=1e-6)
+
+
+def test_quaternions_stay_on_one_hemisphere():
+    q = np.array([[1.0, 0, 0, 0], [-0.9, -0.1, 0, 0], [0.8, 0.2, 0, 0]])
+    out = continuous(q)
+    assert (np.sum(out[1:] * out[:-1], 1) > 0).all() and np.allclose(np.abs(out), np.abs(q))
+
+
+def test_layout_keeps_free_starts_and_moves_overlaps_after():
+    anims = [Animation("a", 0, 5), Animation("b", 6, 9), Animation("c", 2, 4), Animation("d", 20, 21)]
+    assert layout(anims) == [0, 6, 10, 20]
+
+
+def test_mesh_frames_mix_shape_keys_skin_and_motion():
+    m = Mesh.from_triangles("m", [[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]])
+    m.shape_keys = [ShapeKey("Basis", m.positions.copy()), ShapeKey("Up", m.positions + [0, 0, 1])]
+    sc = Scene(meshes=[m])
+    sc.add_node(Node("m", "MESH", 0))
+    a = Animation("A", 0, 10, channels=[Channel(0, 'key_blocks["Up"].value', F[[0, 10]], np.array([[0.0], [1.0]])),
+                                        Channel(0, "location", F[[0, 10]], np.array([[0.0, 0, 0], [10, 0, 0]]))])
+    out = mesh_frames(sc, a, 0, F)
+    np.testing.assert_allclose(out[:, 0], np.stack([F, 0 * F, F / 10], 1), atol=1e-6)
+
+
+# -- a LINEAR channel keyed at frames 0 and 10, through every format ---------------------------
+def _rig_scene():
+    """Bone "root" skinning a small grid, keyed LINEAR from x 0 at frame 0 to x 10 at frame 10."""
+    x, y = np.meshgrid(np.linspace(-1, 1, 3), np.linspace(-1, 1, 3))
+    pos = np.stack([x.ravel(), y.ravel(), 0 * x.ravel()], 1).astype(np.float32)
+    quads = [[i * 3 + j, i * 3 + j + 1, (i + 1) * 3 + j + 1, (i + 1) * 3 + j] for i in range(2) for j in range(2)]
+    m = Mesh("Body", positions=pos, corners=np.array(quads, np.uint32).ravel(),
+             faces=np.arange(0, 16, 4, dtype=np.uint32), materials=[0], face_material=np.zeros(4, np.int32))
+    m.skin = Skin(0, np.zeros((9, 1), np.int32), np.ones((9, 1), np.float32))
+    sc = Scene(meshes=[m], materials=[Material("M")], armatures=[Armature("Rig", [Bone("root")])])
+    arm = sc.add_node(Node("Rig", "ARMATURE", 0))
+    sc.add_node(Node("Body", "MESH", 0, parent=arm))
+    sc.animations = [Animation("Slide", 0, 10, channels=[
+        Channel(arm, "location", F[[0, 10]], np.array([[0.0, 0, 0], [10, 0, 0]]), bone="root")])]
+    return sc
+
+
+def _box_scene():
+    m = Mesh.from_triangles("Box", [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], [[0, 2, 1], [0, 1, 3], [0, 3, 2],
+                                                                                 [1, 2, 3]])
+    m.materials, m.face_material = [0], np.zeros(4, np.int32)
+    sc = Scene(meshes=[m], materials=[Material("M")])
+    sc.add_node(Node("Box", "MESH", 0))
+    sc.animations = [Animation("Slide", 0, 10, channels=[
+        Channel(0, "location", F[[0, 10]], np.array([[0.0, 0, 0], [10, 0, 0]]))])]
+    return sc
+
+
+@pytest.mark.parametrize("ext", ["u3d", "mesh"])
+def test_linear_keys_play_their_in_betweens_in_armature_formats(tmp_path, ext):
+    path = tmp_path / f"rig.{ext}"
+    save(_rig_scene(), path, **({"embed_animations": True} if ext == "mesh" else {}))
+    back = load(path)
+    anim = next(a for a in back.animations if a.name == "Slide")
+    ch = next(c for c in anim.channels if c.bone == "root" and c.path == "location")
+    np.testing.assert_allclose(evaluate(ch, anim.frame_start + F)[:, 0], F, atol=1e-3)
+
+
+def test_linear_keys_play_their_in_betweens_in_3ds(tmp_path):
+    save(_box_scene(), tmp_path / "box.3ds")
+    back = load(tmp_path / "box.3ds")
+    ch = next(c for c in back.animations[0].channels if c.path == "location")
+    np.testing.assert_allclose(evaluate(ch, F)[:, 0], F, atol=1e-3)
+
+
+def test_linear_keys_play_their_in_betweens_in_unreal(tmp_path):
+    save(_box_scene(), tmp_path / "box_d.3d")
+    back = load(tmp_path / "box_d.3d")
+    frames = np.stack([k.positions for k in back.meshes[0].shape_keys])
+    assert len(frames) == 11
+    np.testing.assert_allclose(frames[:, 0, 0] - frames[0, 0, 0], F, atol=0.2)       # packed: 1/8 unit steps
+
+
+# -- the loss report -----------------------------------------------------------------------------
+def _rig_with_extras():
+    sc = _rig_scene()
+    from addon.codec.scene import Camera, Light
+    sc.cameras.append(Camera("Cam"))
+    sc.lights += [Light("Sun", "SUN"), Light("Lamp", "POINT")]
+    sc.add_node(Node("Cam", "CAMERA", 0))
+    sc.add_node(Node("Sun", "LIGHT", 0))
+    sc.add_node(Node("Lamp", "LIGHT", 1))
+    box = sc.add_node(Node("Box", "MESH", 0))
+    m = sc.meshes[0]
+    m.shape_keys = [ShapeKey("Basis", m.positions), ShapeKey("Up", m.positions + 1)]
+    sc.animations[0].channels += [Channel(box, 'key_blocks["Up"].value', F[[0, 10]], np.array([[0.0], [1.0]])),
+                                  Channel(box, "location", F[[0, 10]], np.zeros((2, 3)))]
+    return sc
+
+
+@pytest.mark.parametrize("file,expected", [
+    ("x.3ds", ["holds no bones or skinning: 'Body'", "sun and area lights 'Sun'", "no shape-key animation: that of 'Box'"]),
+    ("x_d.3d", ["holds no cameras or lights: 'Cam', 'Sun', 'Lamp'"]),
+    ("x.mesh", ["holds no cameras or lights", "no shape-key animation: that of 'Box'",
+                "animates bones only: the animation of objects 'Box'"]),
+    ("x.u3d", ["holds no cameras or lights"]),
+])
+def test_what_the_target_cannot_hold_is_one_warning_each(tmp_path, file, expected):
+    sc = _rig_with_extras()
+    if file.endswith(".u3d"):         # a skinned .u3d is one mesh: no second object
+        sc.nodes[-1].kind = "EMPTY"
+    warnings = save(sc, tmp_path / file)
+    for text in expected:
+        assert sum(text in w for w in warnings) == 1, (text, warnings)
+
+
+@pytest.mark.parametrize("target", ["x.3ds", "x_d.3d", "x.mesh", "x.u3d"])
+def test_an_anim_into_a_format_without_it_is_an_error(tmp_path, target):
+    from addon.codec.errors import UnsupportedFeature
+    scene = load(ASSETS / "unigine" / "tube_bend.anim")
+    assert scene.animations and not scene.nodes
+    with pytest.raises(UnsupportedFeature, match="only animation"):
+        save(scene, tmp_path / target)
+    assert not (tmp_path / target).exists()
+    save(scene, tmp_path / "again.anim")                          # the format that holds it: fine
+
+
+def test_u3d_bone_keys_stay_at_the_source_key_frames(tmp_path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    sc = _rig_scene()
+    sc.animations[0].channels[0] = Channel(0, "location", F[[0, 4, 10]], np.array([[0.0, 0, 0], [4, 0, 0], [4, 0, 3]]),
+                                           bone="root")
+    save(sc, tmp_path / "k.u3d")
+    bone = parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
+    assert bone.translation_keys["frame"].tolist() == [0, 4, 10]
+    sc.animations[0].channels[0].interpolation = "BEZIER"        # a curve U3D cannot play: every frame
+    save(sc, tmp_path / "k.u3d")
+    bone = parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
+    assert bone.translation_keys["frame"].tolist() == list(range(11))
+
+
+def test_u3d_read_and_written_again_keeps_its_bone_key_frames(tmp_path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    src = ASSETS / "ultimate3d" / "skinned_v2.u3d"
+    save(load(src), tmp_path / "again.u3d")
+    a, b = (parse_bytes(p.read_bytes(), Warnings()) for p in (src, tmp_path / "again.u3d"))
+    child_a, child_b = (next(x for x in m.bones if x.name == "child") for m in (a, b))
+    for keys in ("scaling_keys", "translation_keys", "rotation_keys"):
+        assert child_b.__dict__[keys]["frame"].tolist() == child_a.__dict__[keys]["frame"].tolist(), keys
+    assert b.actions == a.actions
+
+
+@pytest.mark.parametrize("file", ["x.u3d", "x_d.3d", "x.mesh"])
+def test_a_range_that_lies_is_refused_before_any_frame_is_allocated(tmp_path, file):
+    from addon.codec.errors import UnsupportedFeature
+    sc = _rig_scene() if file != "x_d.3d" else _box_scene()
+    sc.animations[0].frame_end = 4e12
+    with pytest.raises(UnsupportedFeature, match="frames reach at most"):
+        save(sc, tmp_path / file, **({"embed_animations": True} if file.endswith(".mesh") else {}))
+    assert not (tmp_path / file).exists()
