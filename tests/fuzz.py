@@ -289,6 +289,8 @@ class BadScene(Exception):
 
 def run_case(case: Case, folder: Path) -> None:
     """Read, convert, describe, rewrite and re-save one input; only CodecError may escape."""
+    import numpy as np
+
     from addon import codec
     from addon.codec import meshops
     from addon.codec.errors import CodecError
@@ -306,7 +308,8 @@ def run_case(case: Case, folder: Path) -> None:
     codec.info(path, **opts)
     codec.check(path, **opts)
     spans = [(scene.frame_start or 0, scene.frame_end or 0)] + [(a.frame_start, a.frame_end) for a in scene.animations]
-    if max(int(b) - int(a) for a, b in spans) > MAX_BAKED_FRAMES:
+    spans += [(c.frames.min(), c.frames.max()) for a in scene.animations for c in a.channels if len(c.frames)]
+    if not all(np.isfinite(a) and np.isfinite(b) and b - a <= MAX_BAKED_FRAMES for a, b in spans):
         return          # export bakes every frame of the range the file claims: its cost is the range's
     out = folder / "out"
     out.mkdir(exist_ok=True)
