@@ -309,6 +309,7 @@ def run_case(case: Case, folder: Path) -> None:
     codec.check(path, **opts)
     spans = [(scene.frame_start or 0, scene.frame_end or 0)] + [(a.frame_start, a.frame_end) for a in scene.animations]
     spans += [(c.frames.min(), c.frames.max()) for a in scene.animations for c in a.channels if len(c.frames)]
+    spans = [(float(a or 0), float(b or 0)) for a, b in spans]
     if not all(np.isfinite(a) and np.isfinite(b) and b - a <= MAX_BAKED_FRAMES for a, b in spans):
         return          # export bakes every frame of the range the file claims: its cost is the range's
     out = folder / "out"
