@@ -4,8 +4,11 @@
     python3 build.py                 build dist/legacy_game_formats-<version>.zip and prove it in Blender
     python3 build.py test [ARGS]     build, then run the whole pytest suite on real Blender (bpy)
     python3 build.py bench           build, then print the benchmark table
+    python3 build.py fuzz [ARGS]     mutation-fuzz every importer (tests/fuzz.py; --minutes, --format, --seed)
     python3 build.py wheel           write dist/legacy_game_formats-<version>-py3-none-any.whl (the codec and `lgf`)
     --bpy VERSION                    use another pinned bpy (CI runs 4.2 and 5.0 too)
+    test --numpy 2 [ARGS]            the Blender-free codec tests (default tests/codec) on numpy 2,
+                                     in their own .venv-np2 without bpy
 
 Each command first bootstraps a local virtual environment from pinned
 versions (.venv for the default Blender, .venv-bpyX.Y.Z for the others) and
@@ -31,6 +34,8 @@ BUNDLED = "pycryptodome==3.23.0"
 # The codec tests run on plain Python, so they need the bundled library too.
 # dask[distributed]: the `lgf convert --dask` test runs a LocalCluster.
 PINS = ["numpy==1.26.4", "pytest==8.3.5", "fake-bpy-module==20250604", BUNDLED, "dask[distributed]==2026.8.0"]
+# The codec alone on numpy 2 (Blender ships 1.26; the codec must run on both).
+NUMPY2_PINS = ["numpy==2.2.6", "pytest==8.3.5", BUNDLED, "dask[distributed]==2026.8.0"]
 WHEEL_PLATFORMS = ["manylinux_2_17_x86_64", "manylinux_2_17_aarch64", "macosx_10_9_universal2", "win_amd64"]
 BLENDER_PLATFORMS = ["linux-x64", "linux-arm64", "macos-arm64", "macos-x64", "windows-x64"]
 
@@ -43,11 +48,11 @@ def _venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def bootstrap(bpy_version: str, argv: list[str]) -> None:
+def bootstrap(bpy_version: str, argv: list[str], venv: Path | None = None, pins: list[str] | None = None) -> None:
     """Re-exec inside the pinned venv, creating or updating it first."""
-    venv = _venv_dir(bpy_version)
+    venv = venv or _venv_dir(bpy_version)
     py = _venv_python(venv)
-    pins = [f"bpy=={bpy_version}", *PINS]
+    pins = pins or [f"bpy=={bpy_version}", *PINS]
     stamp = venv / ".lgf-pins"
     want = "\n".join(pins)
     if Path(sys.prefix).resolve() == venv.resolve() and stamp.exists() and stamp.read_text() == want:
@@ -198,8 +203,25 @@ def main(argv: list[str]) -> int:
         out = build_wheel()
         print(f"built {out.relative_to(ROOT)} ({out.stat().st_size // 1024} KiB)")
         return 0
+    if "--numpy" in argv:
+        i = argv.index("--numpy")
+        if argv[i + 1] != "2" or not argv or argv[0] != "test":
+            print("build.py: --numpy 2 goes with `test` (the codec tests)", file=sys.stderr)
+            return 2
+        rest = argv[1:i] + argv[i + 2:]
+        if any("blender" in a for a in rest):
+            print("build.py: the Blender tests run on Blender's own numpy; --numpy 2 is for tests/codec", file=sys.stderr)
+            return 2
+        bootstrap("", sys.argv[1:], ROOT / ".venv-np2", NUMPY2_PINS)
+        import numpy
+        print(f"codec tests on numpy {numpy.__version__} (no bpy)", flush=True)
+        if not any(a.startswith("tests") for a in rest):
+            rest.append("tests/codec")
+        return subprocess.call([sys.executable, "-m", "pytest", *rest], cwd=ROOT)
     bootstrap(bpy_version, sys.argv[1:])
-    command, rest = (argv[0], argv[1:]) if argv and argv[0] in ("test", "bench", "zip") else ("build", argv)
+    command, rest = (argv[0], argv[1:]) if argv and argv[0] in ("test", "bench", "zip", "fuzz") else ("build", argv)
+    if command == "fuzz":          # the Blender-free codec only: no zip needed
+        return subprocess.call([sys.executable, str(ROOT / "tests" / "fuzz.py"), *rest], cwd=ROOT)
     zip_path = build()
     print(f"built {zip_path.relative_to(ROOT)} "
           f"({zip_path.stat().st_size // 1024} KiB, sha256 {hashlib.sha256(zip_path.read_bytes()).hexdigest()[:16]})")

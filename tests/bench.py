@@ -13,7 +13,7 @@ nor a bulk getter, so both export floors read them with the one bulk pass
 Blender allows, the geometry-nodes copy that the bridge also uses
 (bridge/weights.py). Each figure is the best of three.
 
-    python3 build.py bench [--quick] [bridge|3ds|unreal|u3d|unigine|lgf ...]
+    python3 build.py bench [--quick] [bridge|parse|3ds|unreal|u3d|unigine|lgf ...]
 
 The `lgf` row (tests/bench_cli.py) converts a generated tree of 1,000 small
 files with the command line, in files per second, beside reading and writing
@@ -218,6 +218,10 @@ def main(argv: list[str]) -> int:
     only = [a for a in argv if not a.startswith("-")]     # e.g. `bench u3d unreal`: just those rows
     if not only or "bridge" in only:
         bench_bridge(lgf, sizes)
+    parse_rows = []
+    if not only or "parse" in only:
+        from tests.bench_parse import BUDGET, rows_parse
+        parse_rows = rows_parse(lgf)
     for fn in bench_data.FORMAT_ROWS:
         if only and not any(o in fn.__name__ for o in only):
             continue
@@ -232,6 +236,13 @@ def main(argv: list[str]) -> int:
     for name, t, floor, fast, target_fast in ROWS:
         print(f"| {name:<52} | {t * 1000:9.1f} | {floor * 1000:9.1f} | {t / floor:5.2f} | {fast * 1000:13.1f} "
               f"| {t / fast:5.2f} | {verdict(t, fast if target_fast else floor):<20} |")
+    if parse_rows:
+        print()
+        print(f"| {'linear-time row':<52} | {'time ms':>9} | {'floor ms':>9} | {'budget ms':>9} | verdict  |")
+        print(f"|{'-' * 54}|{'-' * 11}|{'-' * 11}|{'-' * 11}|{'-' * 10}|")
+        for name, t, floor in parse_rows:
+            print(f"| {name:<52} | {t * 1000:9.1f} | {floor * 1000:9.1f} | {BUDGET * 1000:9.0f} | "
+                  f"{'OK' if t < BUDGET else 'TOO SLOW':<8} |")
     return 0
 
 

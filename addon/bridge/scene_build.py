@@ -7,6 +7,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
+from ..codec.meshops import make_safe
 from ..codec.scene import Scene
 from . import props
 from .material_build import build_image, build_material
@@ -59,6 +60,9 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
             child_colls[name] = c
         return child_colls[name]
 
+    for m in scene.meshes:
+        # Blender crashes on some faces real files hold: repair first, warn once per mesh
+        scene.warnings = list(scene.warnings) + make_safe(m)
     images = [build_image(i) for i in scene.images]
     res.materials = [build_material(m, images) for m in scene.materials]
     res.meshes = [build_mesh(m, res.materials) for m in scene.meshes]

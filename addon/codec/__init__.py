@@ -88,7 +88,7 @@ def check(path: str | Path, fmt: str = "", **options) -> list[CheckResult]:
     """Parse, re-encode, and compare with the bytes on disk, file by file."""
     p = Path(path)
     try:
-        spec, model, _ = read_model(p, fmt, **options)
+        spec, model, warnings = read_model(p, fmt, **options)
         encoded = spec.encode(model, p)
     except CodecError as e:
         return [CheckResult(str(p), False, f"{type(e).__name__}: {e}")]
@@ -99,7 +99,9 @@ def check(path: str | Path, fmt: str = "", **options) -> list[CheckResult]:
             continue
         old, new = src.read_bytes(), encoded[src]
         if old == new:
-            results.append(CheckResult(str(src), True, f"{len(old)} bytes identical"))
+            # identical bytes from a file that lies (a truncated frame list) still say so
+            said = f"; warning: {'; '.join(warnings.as_list())}" if warnings else ""
+            results.append(CheckResult(str(src), True, f"{len(old)} bytes identical{said}"))
         else:
             at = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
             results.append(CheckResult(str(src), False,

@@ -206,3 +206,16 @@ def decompose(m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s[..., 0] *= np.where(det < 0, -1.0, 1.0)
     r = cols / np.where(s == 0, 1.0, s)[..., None, :]
     return t, matrix_to_quat(r), s
+
+
+def inverse_or_identity(m) -> np.ndarray:
+    """Inverses of (..., 4, 4) matrices; one a file made singular or non-finite (a zero or NaN
+    scale) gives the identity instead of a LinAlgError."""
+    m = np.asarray(m, np.float64)
+    flat = m.reshape(-1, 4, 4)
+    out = np.tile(np.eye(4), (len(flat), 1, 1))
+    with np.errstate(all="ignore"):
+        ok = np.isfinite(flat).all(axis=(-2, -1)) & (np.abs(np.linalg.det(np.nan_to_num(flat))) > 1e-30)
+    if ok.any():
+        out[ok] = np.linalg.inv(flat[ok])
+    return out.reshape(m.shape)

@@ -34,3 +34,32 @@ def write_atomically(files: dict[Path, bytes]) -> list[Path]:
         for tmp, _ in temps:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+
+
+# Windows device names: opening "CON.pcx" there reads the console, so they never name a file.
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)), *(f"LPT{i}" for i in range(1, 10))}
+
+
+def usable_name(name: str) -> bool:
+    """False for a file name that a file's contents gave us and that no OS can open:
+    empty, over 255 bytes, holding NUL, or a Windows device name."""
+    if not name or "\0" in name or len(name.encode("utf-8", "surrogateescape")) > 255:
+        return False
+    return name.split(".", 1)[0].rstrip(" ").upper() not in _RESERVED
+
+
+def is_file(path: str | Path) -> bool:
+    """Path.is_file(), but False (never OSError or ValueError) for names the OS rejects."""
+    return _test(path, Path.is_file)
+
+
+def is_dir(path: str | Path) -> bool:
+    return _test(path, Path.is_dir)
+
+
+def _test(path: str | Path, test) -> bool:
+    p = Path(path)
+    try:
+        return usable_name(p.name) and test(p)
+    except (OSError, ValueError):
+        return False

@@ -290,6 +290,8 @@ def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
     (exact) or as sharp edges where they differ across an edge, which Blender shades itself.
     Returns how many corners' file normals the sharp edges cannot give (off by more than
     COS_OFF: the file's normals are not its faces' own, e.g. bent by hand), which `warnings` hears."""
+    if not len(mesh.positions):
+        return 0                             # nothing to weld (a mesh without vertices)
     cols = [np.asarray(mesh.positions, np.float32).reshape(len(mesh.positions), -1)]
     cols += [np.asarray(k.positions, np.float32).reshape(len(mesh.positions), -1) for k in mesh.shape_keys]
     if mesh.skin is not None:

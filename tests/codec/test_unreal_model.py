@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from addon.codec import check, load
-from addon.codec.errors import Warnings
+from addon.codec.errors import FormatError, Warnings
 from addon.codec.formats.unreal import packing, read, write
 from addon.codec.formats.unreal.model import DEUS_EX, STANDARD
 from addon.codec.formats.unreal.options import ImportOptions
@@ -144,18 +144,39 @@ def test_single_frame_of_num_verts_times_3_reads_every_vertex(tmp_path):
     assert write.encode(model, p)[tmp_path / "fs3_a.3d"] == a
 
 
-def test_vertices_past_a_short_stride_are_read_where_their_bytes_are(tmp_path):
-    """Vertex j of frame i at 4 + i*FrameSize + j*4: with a 3-vertex stride and 4 vertices,
-    frame 0's last vertex is the first word of frame 1; frame 1's is after the last stride."""
+def test_vertices_past_a_short_stride_are_never_read_from_the_next_frame(tmp_path):
+    """Vertex j of frame i at 4 + i*FrameSize + j*4, but only within the stride: with a 3-vertex
+    stride and 4 vertices, frame 1's last vertex is after the last stride (the notes' NumVerts*3
+    case); frame 0 does not store vertex 3 and keeps the position the last frame gives it,
+    not the first word of frame 1."""
     d, _ = tetra_pair()
     words = [(1, 0, 0), (2, 0, 0), (3, 0, 0), (4, 0, 0), (5, 0, 0), (6, 0, 0), (7, 0, 0)]
     a = struct.pack("<HH", 2, 12) + b"".join(struct.pack("<I", pack_word(*v)) for v in words)
     p = write_set(tmp_path, "over", d, a)
     model, warnings = _read(p)
     raw = packing.unpack(packing.frame_vertices(model.animation, model.variant, 4), model.variant, 4)
-    assert raw[:, :, 0].tolist() == [[1, 2, 3, 4], [4, 5, 6, 7]]
-    assert not warnings
+    assert raw[:, :, 0].tolist() == [[1, 2, 3, 7], [4, 5, 6, 7]]
+    (warning,) = warnings.as_list()
+    assert "stores 3 of the 4 vertices per frame; the 1 unused ones keep the position the last frame" in warning
     assert write.encode(model, p)[tmp_path / "over_a.3d"] == a
+
+
+def test_unused_vertices_no_frame_stores_stay_at_the_origin(tmp_path):
+    d, _ = tetra_pair()
+    words = [(1, 0, 0), (2, 0, 0), (3, 0, 0), (4, 0, 0), (5, 0, 0), (6, 0, 0)]
+    a = struct.pack("<HH", 2, 12) + b"".join(struct.pack("<I", pack_word(*v)) for v in words)
+    model, warnings = _read(write_set(tmp_path, "none", d, a))
+    raw = packing.unpack(packing.frame_vertices(model.animation, model.variant, 4), model.variant, 4)
+    assert raw[:, :, 0].tolist() == [[1, 2, 3, 0], [4, 5, 6, 0]]
+    assert any("unused ones stay at the origin" in w for w in warnings.as_list())
+
+
+def test_frames_that_store_almost_nothing_cannot_ask_for_gigabytes(tmp_path):
+    """20 KB of 1-byte frames for 65535 vertices would unpack to 15 GB: refused before allocating."""
+    d = d_file([tri((0, 1, 2))], 65535)
+    a = struct.pack("<HH", 65535, 1) + bytes(20000)
+    with pytest.raises(FormatError, match="FrameSize 1 stores 0 of the 65535 vertices per frame"):
+        _read(write_set(tmp_path, "lie", d, a))
 
 
 def test_header_frame_count_beyond_data_reads_whole_frames(tmp_path):

@@ -244,7 +244,7 @@ class _Builder:
         if j >= 0 and ids.POS_TRACK in nodes[j].tracks and len(nodes[j].tracks[ids.POS_TRACK]):
             tgt = world0[j][:3, 3]
         world = look_at(pos, tgt, roll) if tgt is not None else _translate(pos)
-        node.matrix = np.linalg.inv(parent_world) @ world
+        node.matrix = axes.inverse_or_identity(parent_world) @ world     # a zero-scale parent: no LinAlgError
         self._object_flags(node, obj)
 
 

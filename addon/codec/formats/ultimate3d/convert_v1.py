@@ -14,7 +14,7 @@ from ...errors import FormatError, UnsupportedFeature, Warnings
 from . import normals as ncodec
 from .model import (FLT_MAX, ROT_KEY, ROT_KEY_V1, SCALE_KEY, SCALE_KEY_V1, Bone, BoneV1, FileHeader, HeaderV1,
                     Material, MaterialV1, Mesh, MeshV1, Model, ModelHeader, ModelV1, Texture, TextureV1)
-from .read_v1 import ROOT_V1, has_texcoords
+from .read_v1 import ROOT_V1, has_texcoords, mesh_places
 from .validate import ROOT_V2
 
 
@@ -22,12 +22,6 @@ def _retype(keys: np.ndarray, dtype: np.dtype) -> np.ndarray:
     out = np.zeros(len(keys), dtype)
     out["frame"], out["value"] = keys["frame"], keys["value"]
     return out
-
-
-def _lod_index(value: float, levels: np.ndarray) -> int:
-    if not len(levels) or abs(value - 1.0) < 1e-6:
-        return 0
-    return 1 + int(np.argmin(np.abs(levels.astype(np.float64) - value)))
 
 
 def from_v1(m1: ModelV1, warnings: Warnings) -> Model:
@@ -44,13 +38,8 @@ def from_v1(m1: ModelV1, warnings: Warnings) -> Model:
                     "u3d_v1_cel_shading_color": list(h1.cel_shading_color),
                     "u3d_v1_alpha_blending": bool(h1.alpha_blending),
                     "u3d_v1_lod_level_of_detail": [float(v) for v in h1.lod_level_of_detail]}
-    counter: dict[tuple[int, int], int] = {}
     first_of: dict[tuple[int, int], Mesh] = {}
-    for i, mv in enumerate(m1.meshes):
-        lod = _lod_index(mv.lod, h1.lod_level_of_detail)
-        frame = mv.frame if h1.n_bone == 0 else 0
-        mpf = counter.get((frame, lod), 0)
-        counter[(frame, lod)] = mpf + 1
+    for i, (mv, (lod, frame, mpf)) in enumerate(zip(m1.meshes, mesh_places(m1))):
         if lod >= h1.n_lod or frame >= h1.n_frame:
             raise FormatError(f"mesh LoD {lod} / frame {frame} outside the header's {h1.n_lod} / {h1.n_frame}",
                               None, f"MESH[{i}]")

@@ -104,7 +104,7 @@ def _corner_sets(sm: SMesh, layout) -> list:
             a[:, 1] = 1.0 - a[:, 1]                     # back to Direct3D's top-left origin
         else:
             a = _attributes(sm).get(name)
-            a = np.zeros((n_c, dim), np.float32) if a is None else np.asarray(a, np.float32).reshape(n_c, -1)
+            a = np.zeros((n_c, dim), np.float32) if a is None or not n_c else np.asarray(a, np.float32).reshape(n_c, -1)
         if a.shape[1] != dim:
             a = np.pad(a, ((0, 0), (0, max(dim - a.shape[1], 0))))[:, :dim]
         sets.append(np.ascontiguousarray(a))

@@ -160,7 +160,7 @@ class _Builder:
         self.arm_node = self.sc.add_node(Node(name=arm.name, kind="ARMATURE", data=0))
         for i, b in enumerate(bones):
             frames = np.union1d(key_frames(b.scaling_keys, b.translation_keys, b.rotation_keys),
-                                slerp_frames(b.rotation_keys))
+                                slerp_frames(b.rotation_keys, self.h.n_frame))
             if frames.max() >= self.h.n_frame:
                 self.warnings.warn(f"bone {b.name!r}: keys after the last frame ({self.h.n_frame - 1}) ignored")
                 frames = np.unique(np.append(frames[frames < self.h.n_frame], self.h.n_frame - 1))

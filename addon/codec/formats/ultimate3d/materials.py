@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ...errors import Warnings
+from ...fileio import is_dir, is_file, usable_name
 from ...scene import Image, Material as SMaterial, Scene, TextureSlot
 from .model import Material, Texture
 
@@ -27,7 +28,9 @@ def _find_ci(folder: Path, rel: str) -> str:
     """Case-insensitive lookup of a relative path (with / or \\) under `folder`; "" if absent."""
     cur = folder
     for part in [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]:
-        if (cur / part).exists():
+        if not usable_name(part):
+            return ""
+        if is_file(cur / part) or is_dir(cur / part):
             cur = cur / part
             continue
         try:
@@ -37,7 +40,7 @@ def _find_ci(folder: Path, rel: str) -> str:
         if match is None:
             return ""
         cur = cur / match
-    return str(cur) if cur.is_file() else ""
+    return str(cur) if is_file(cur) else ""
 
 
 def resolve_texture(name: str, model_dir: str, search_folder: str = "") -> str:

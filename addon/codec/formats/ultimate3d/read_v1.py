@@ -197,6 +197,28 @@ def read(data: bytes, warnings: Warnings, source: str = "") -> ModelV1:
     return model
 
 
+def lod_index(value: float, levels: np.ndarray) -> int:
+    """A v1 mesh's LoD number from its level-of-detail value (1.0 is the highest, LoD 0)."""
+    if not len(levels) or abs(value - 1.0) < 1e-6:
+        return 0
+    return 1 + int(np.argmin(np.abs(levels.astype(np.float64) - value)))
+
+
+def mesh_places(model: ModelV1) -> list[tuple[int, int, int]]:
+    """(LoD, frame, mesh-per-frame index) of every mesh: meshes are numbered in file order
+    within a (frame, LoD); a skinned model's meshes are all frame 0."""
+    h = model.header
+    counter: dict[tuple[int, int], int] = {}
+    out = []
+    for m in model.meshes:
+        lod = lod_index(m.lod, h.lod_level_of_detail)
+        frame = m.frame if h.n_bone == 0 else 0
+        mpf = counter.get((frame, lod), 0)
+        counter[(frame, lod)] = mpf + 1
+        out.append((lod, frame, mpf))
+    return out
+
+
 def _validate(model: ModelV1) -> None:
     h = model.header
     for i, b in enumerate(model.bones):
@@ -206,12 +228,26 @@ def _validate(model: ModelV1) -> None:
             raise FormatError(f"appended mesh {int(b.meshes.max())} out of range ({h.n_mesh} meshes)", None,
                               f"BONE[{i}]")
     bone_depths([b.i_parent for b in model.bones], ROOT_V1, "BONE")
-    for i, m in enumerate(model.meshes):
+    owners: dict[tuple[int, int], MeshV1] = {}
+    for i, (m, (lod, frame, mpf)) in enumerate(zip(model.meshes, mesh_places(model))):
         if m.bone_indices is not None:
             used = m.bone_indices[:, :m.n_skin_weight + 1]
             if len(used) and int(used.max()) >= h.n_bone:
                 raise FormatError(f"skin bone index {int(used.max())} out of range ({h.n_bone} bones)", None,
                                   f"MESH[{i}]")
-        if not m.triangles_owned and (not model.meshes[0].triangles_owned or
-                                      int(model.meshes[0].triangles.max(initial=0)) >= len(m.positions)):
-            raise FormatError("TrianglesOwned is false but the first mesh's indices do not fit", None, f"MESH[{i}]")
+        if frame == 0:
+            owners.setdefault((lod, mpf), m)
+        if m.triangles_owned and has_texcoords(m):
+            continue
+        # a later frame shares the indices (or UVs) of the frame-0 mesh of its own LoD, as the import reads it
+        owner = owners.get((lod, mpf))
+        where = f"MESH[{i}] (LoD {lod}, frame {frame}, mesh {mpf})"
+        if owner is None or owner is m:
+            raise FormatError("shares the first frame's data, but no earlier frame-0 mesh of its LoD has it",
+                              None, where)
+        if not m.triangles_owned and (not owner.triangles_owned or owner.n_triangle != m.n_triangle
+                                      or int(owner.triangles.max(initial=0)) >= len(m.positions)):
+            raise FormatError("TrianglesOwned is false but the frame-0 mesh's indices do not fit", None, where)
+        if not has_texcoords(m) and (not has_texcoords(owner) or len(owner.positions) != len(m.positions)):
+            raise FormatError("shares the frame-0 mesh's texture coordinates, which do not fit its vertices",
+                              None, where)

@@ -105,8 +105,6 @@ def _mesh(r: Reader, h: ModelHeader) -> Mesh:
     m.normal_scalar = r.f32()
     m.valid_tangent_frames = _bool(r)
     n = r.u32()
-    if n == 0:
-        r.fail("nVertex must not be zero")
     m.positions = r.array("<f4", n * 3).reshape(n, 3)
     m.normals = r.array("<i2", n * 2).reshape(n, 2)
     m.texcoords = [r.array("<f4", n * d).reshape(n, d) if d else None for d in h.tex_coord_dimension]
@@ -114,8 +112,6 @@ def _mesh(r: Reader, h: ModelHeader) -> Mesh:
         m.skin_weights = r.array("<f4", n * h.n_skin_weight).reshape(n, h.n_skin_weight)
         m.bone_indices = r.array("u1", n * 4).reshape(n, 4)
     m.n_triangle = r.u32()
-    if m.n_triangle == 0:
-        r.fail("nTriangle must not be zero")
     m.triangles_owned = _bool(r)
     if m.triangles_owned:
         m.triangles = _triangles(r, m.n_triangle, n, "triangles")

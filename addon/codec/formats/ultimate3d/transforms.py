@@ -110,9 +110,10 @@ def key_frames(*key_arrays: np.ndarray) -> np.ndarray:
     return frames if len(frames) else np.zeros(1, np.int64)
 
 
-def slerp_frames(rotation: np.ndarray, max_angle: float = 0.05) -> np.ndarray:
-    """Whole frames between rotation keys that turn more than `max_angle` radians: there Blender's
-    linear quaternion keys would leave the slerp the file plays, so they get keys of their own."""
+def slerp_frames(rotation: np.ndarray, end: int, max_angle: float = 0.05) -> np.ndarray:
+    """Whole frames before `end` between rotation keys that turn more than `max_angle` radians:
+    there Blender's linear quaternion keys would leave the slerp the file plays, so they get keys
+    of their own. (A key frame number can lie: the frames never run past the file's.)"""
     f = np.asarray(rotation["frame"], np.int64)
     if len(f) < 2:
         return np.zeros(0, np.int64)
@@ -120,7 +121,8 @@ def slerp_frames(rotation: np.ndarray, max_angle: float = 0.05) -> np.ndarray:
     f, q = f[order], np.asarray(rotation["value"], np.float64)[order]
     q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-12)
     turn = 2 * np.arccos(np.clip(np.abs(np.sum(q[1:] * q[:-1], 1)), 0.0, 1.0))
-    spans = [np.arange(a + 1, b) for a, b, t in zip(f[:-1], f[1:], turn) if t > max_angle and b - a > 1]
+    spans = [np.arange(max(a + 1, 0), min(b, end)) for a, b, t in zip(f[:-1], f[1:], turn)
+             if t > max_angle and b - a > 1 and a + 1 < end]
     return np.concatenate(spans) if spans else np.zeros(0, np.int64)
 
 

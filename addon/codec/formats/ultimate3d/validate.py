@@ -75,7 +75,7 @@ def _check_meshes(model: Model, meshes: list[Mesh], offsets, warnings: Warnings)
         if m.triangles_owned:
             if m.i_frame == 0:
                 owners[(m.i_lod, m.i_mesh_per_frame)] = m
-            if int(m.triangle_material.max()) >= h.n_material:
+            if int(m.triangle_material.max(initial=0)) >= h.n_material:
                 warnings.warn(f"mesh {m.name!r}: material index {int(m.triangle_material.max())} out of range, "
                               "using material 0", offsets.get(id(m)), path)
         else:
@@ -83,11 +83,11 @@ def _check_meshes(model: Model, meshes: list[Mesh], offsets, warnings: Warnings)
             if owner is None:
                 raise _err("TrianglesOwned is false but no earlier frame-0 mesh with the same iLOD and "
                            "iMeshPerFrame has indices", m, offsets, path)
-            if int(owner.triangles.max()) >= len(m.positions) or owner.n_triangle != m.n_triangle:
+            if int(owner.triangles.max(initial=0)) >= len(m.positions) or owner.n_triangle != m.n_triangle:
                 raise _err("the shared frame-0 indices do not fit this mesh", m, offsets, path)
         if m.bone_indices is not None:
             used = m.bone_indices[:, :h.n_skin_weight + 1]
-            if h.n_bone == 0 or int(used.max()) >= h.n_bone:
+            if used.size and (h.n_bone == 0 or int(used.max()) >= h.n_bone):
                 raise _err(f"skin bone index {int(used.max())} out of range ({h.n_bone} bones)", m, offsets, path)
 
 

@@ -22,7 +22,7 @@ from .export_anim import armature_bones, build_tracks
 from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, Bounds, MeshFile
 from .options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
 from .read import read_anim, read_mesh
-from .scene import anim_to_scene, mesh_to_scene
+from .scene import anim_to_scene, mesh_to_scene, warn_bad_bind
 from .write import write_anim, write_mesh
 
 
@@ -59,6 +59,7 @@ def _encode_mesh(m: MeshFile, target: Path) -> dict[Path, bytes]:
 def rest_from_mesh(path: str | Path, warnings: Warnings) -> tuple[dict[str, np.ndarray], dict[str, str | None]]:
     """Parent-local bind matrices by bone name, and each bone's parent name, from a .mesh's bind pose."""
     m = read_mesh(Path(path).read_bytes(), Warnings())
+    warn_bad_bind(m.bones, m.bind, warnings, f"{Path(path).name}: ")
     local = pose.bind_local(m.bind)
     names = [b.name for b in m.bones]
     return ({n: local[i] for i, n in enumerate(names)},

@@ -37,9 +37,26 @@ def safe_quat(q: np.ndarray) -> np.ndarray:
     return np.where(zero[..., None], np.array([1.0, 0.0, 0.0, 0.0]), q) if zero.any() else q
 
 
+MIN_SCALE = 1e-12      # a smaller bind scale cannot be inverted: read as 1
+
+
+def bad_bind(bind: np.ndarray) -> np.ndarray:
+    """(B,) bool: bones whose bind pose holds a NaN, an infinity or a zero scale."""
+    t, r, s = (np.asarray(bind[k], np.float64) for k in ("t", "r", "s"))
+    with np.errstate(invalid="ignore"):
+        return (~np.isfinite(t).all(-1) | ~np.isfinite(r).all(-1) | ~np.isfinite(s).all(-1)
+                | (np.abs(s) < MIN_SCALE).any(-1))
+
+
 def bind_local(bind: np.ndarray) -> np.ndarray:
-    """(B,) BIND_DTYPE -> (B, 4, 4) parent-local matrices."""
-    return axes.compose(bind["t"], safe_quat(xyzw_to_wxyz(bind["r"])), bind["s"])
+    """(B,) BIND_DTYPE -> (B, 4, 4) parent-local matrices. What bad_bind flags reads as the
+    identity part (no move, no turn, scale 1), so that no matrix maths meets a NaN or a 0 scale."""
+    t, r, s = (np.asarray(bind[k], np.float64) for k in ("t", "r", "s"))
+    with np.errstate(invalid="ignore"):
+        t = np.where(np.isfinite(t), t, 0.0)
+        r = np.where(np.isfinite(r).all(-1, keepdims=True), r, [0.0, 0.0, 0.0, 1.0])
+        s = np.where(np.isfinite(s) & (np.abs(s) >= MIN_SCALE), s, 1.0)
+    return axes.compose(t, safe_quat(xyzw_to_wxyz(r)), s)
 
 
 def world_matrices(local: np.ndarray, parents: list[int]) -> np.ndarray:
@@ -75,11 +92,16 @@ def break_cycles(parents) -> np.ndarray:
 
 
 def _polar(m: np.ndarray) -> np.ndarray:
-    """The rotation nearest each 3x3 (polar decomposition), with a mirror left to the residue."""
-    u, _, vt = np.linalg.svd(m)
-    flip = np.linalg.det(u @ vt) < 0
-    u[flip, :, 2] *= -1.0
-    return u @ vt
+    """The rotation nearest each 3x3 (polar decomposition), with a mirror left to the residue.
+    A matrix that overflowed to infinity (a chain of huge binds) gives the identity."""
+    ok = np.isfinite(m).all(axis=(-2, -1))
+    out = np.tile(np.eye(3), (len(m), 1, 1))
+    if ok.any():
+        u, _, vt = np.linalg.svd(m[ok])
+        flip = np.linalg.det(u @ vt) < 0
+        u[flip, :, 2] *= -1.0
+        out[ok] = u @ vt
+    return out
 
 
 def split_rest(local: np.ndarray, parents: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -96,13 +118,13 @@ def split_rest(local: np.ndarray, parents: list[int]) -> tuple[np.ndarray, np.nd
     resid[:, :3, :3] = np.swapaxes(rot, -1, -2) @ world[:, :3, :3]
     unit = np.abs(resid - np.eye(4)).max(axis=(-2, -1)) < 1e-6 if n else np.zeros(0, bool)
     resid[unit] = np.eye(4)
-    rigid_world = world @ np.linalg.inv(resid)
+    rigid_world = world @ axes.inverse_or_identity(resid)
     rigid_world[unit] = world[unit]
     par = np.asarray(parents, np.int64).reshape(-1)
     root = par < 0
     d_parent = resid[np.where(root, 0, par)] if n else resid.copy()
     d_parent[root] = np.eye(4)
-    rigid_local = d_parent @ local @ np.linalg.inv(resid)
+    rigid_local = d_parent @ local @ axes.inverse_or_identity(resid)
     plain = unit & (root | unit[np.where(root, 0, par)]) if n else unit
     rigid_local[plain] = local[plain]
     return rigid_world, rigid_local, d_parent, resid
@@ -155,8 +177,8 @@ def keys_to_basis(rest_local: np.ndarray, t, q, s, d_parent=None, resid=None):
     """
     key = axes.compose(t, q, s)
     if d_parent is not None:
-        key = d_parent[None] @ key @ np.linalg.inv(resid)[None]
-    basis = np.linalg.inv(rest_local)[None] @ key
+        key = d_parent[None] @ key @ axes.inverse_or_identity(resid)[None]
+    basis = axes.inverse_or_identity(rest_local)[None] @ key
     loc, rot, scale = axes.decompose(basis)
     return loc, animation.continuous(rot), scale
 

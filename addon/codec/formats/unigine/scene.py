@@ -158,6 +158,15 @@ def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.nda
     return anim
 
 
+def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") -> None:
+    """One line naming the bones whose bind pose cannot be used as it is (pose.bind_local reads them)."""
+    bad = np.flatnonzero(pose.bad_bind(bind)) if len(bind) else []
+    if len(bad):
+        names = ", ".join(repr(bones[i].name) for i in bad[:5]) + (" ..." if len(bad) > 5 else "")
+        warnings.warn(f"{where}{len(bad)} bone(s) with a NaN, infinite or zero-scale bind pose ({names}): "
+                      "those parts read as no move, no turn, scale 1")
+
+
 def _each_alone(scene: Scene) -> None:
     """Several animations become NLA strips one after another (an active action would hide the
     others); the timeline covers the first, as the file plays it from frame 0."""
@@ -181,6 +190,7 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
         scene.materials.append(Material(s.name))
     arm_node = -1
     if m.bones:
+        warn_bad_bind(m.bones, m.bind, warnings)
         arm, rest, uniform = armature_of(m.bones, m.bind)
         arm.name = f"{name}_skeleton"     # the file names no objects: keep the mesh object the file's stem
         scene.armatures.append(arm)
@@ -254,6 +264,7 @@ def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
     """
     names = [b.name for b in a.bones]
     if rest_local is None:
+        warn_bad_bind(a.bones, a.bind, warnings)
         local = pose.bind_local(a.bind)
         rest_local = {n: local[i] for i, n in enumerate(names)}
     else:

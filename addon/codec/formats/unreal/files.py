@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from ...errors import FormatError
+from ...fileio import is_dir, is_file, usable_name
 
 TEXTURE_EXTENSIONS = (".pcx", ".bmp", ".png", ".tga")
 _MAX_SCRIPTS = 64              # .uc files scanned in one folder when X.uc is absent
@@ -19,6 +20,8 @@ _MAX_SCRIPT_BYTES = 1 << 20
 def _entries(folder: Path, name: str) -> list[Path]:
     """Entries of `folder` whose name equals `name` ignoring case (sorted, for a stable pick)."""
     low = name.lower()
+    if not usable_name(name):
+        return []
     try:
         with os.scandir(folder) as it:
             return sorted(Path(e.path) for e in it if e.name.lower() == low)
@@ -29,16 +32,16 @@ def _entries(folder: Path, name: str) -> list[Path]:
 def find_ci(folder: Path, name: str) -> Path | None:
     """`folder/name`, matching the name case-insensitively."""
     exact = folder / name
-    if exact.is_file():
+    if is_file(exact):
         return exact
-    return next((p for p in _entries(folder, name) if p.is_file()), None)
+    return next((p for p in _entries(folder, name) if is_file(p)), None)
 
 
 def find_dir_ci(folder: Path, name: str) -> Path | None:
     exact = folder / name
-    if exact.is_dir():
+    if is_dir(exact):
         return exact
-    return next((p for p in _entries(folder, name) if p.is_dir()), None)
+    return next((p for p in _entries(folder, name) if is_dir(p)), None)
 
 
 def resolve_ci(base: Path, relative: str) -> Path | None:

@@ -26,23 +26,34 @@ def vertices_present(body_size: int, frames: int, frame_size: int, variant: str,
 
 
 def frame_vertices(animation: AnimationFile, variant: str, num_verts: int) -> np.ndarray:
-    """(F, num_verts * bytes_per_vertex) uint8: each whole frame's vertex bytes, gathered by the stride.
+    """(F, num_verts * bytes_per_vertex) uint8: each whole frame's vertex bytes.
 
-    FrameSize is only the stride (the notes): a frame's vertices may run past it into the
-    next frame or into the bytes after the last frame (one frame of NumVerts*3 bytes in a
-    file that holds all NumVerts*4). Vertices the file has no bytes for come out as 0.
+    FrameSize is only the stride (the notes). A frame stores the vertices its
+    stride holds; the last frame's may run on into the bytes after it (one
+    frame of NumVerts*3 bytes in a file that holds all NumVerts*4). A vertex a
+    frame does not store is never read from the next frame's bytes: it keeps
+    the position the last frame gives it, or the origin when no frame stores it.
     """
     frames, size = animation.frames, animation.frame_size
     count = len(frames)
-    width = num_verts * BYTES_PER_VERTEX[variant]
+    bpv = BYTES_PER_VERTEX[variant]
+    width = num_verts * bpv
     if count == 0 or width == 0:
         return np.zeros((count, width), np.uint8)
     if size >= width:
         return frames[:, :width]
-    body = np.zeros((count - 1) * size + width, np.uint8)
-    have = np.concatenate([frames.reshape(-1), np.frombuffer(animation.trailing, np.uint8)])[:len(body)]
-    body[:len(have)] = have
-    return np.lib.stride_tricks.as_strided(body, (count, width), (size, 1), writeable=False)
+    stored = min(num_verts, size // bpv) * bpv
+    last = np.concatenate([frames[-1], np.frombuffer(animation.trailing, np.uint8)])[:width]
+    last = last[:len(last) // bpv * bpv]
+    out = np.zeros((count, width), np.uint8)
+    out[:, :stored] = frames[:, :stored]
+    out[:, stored:len(last)] = last[stored:]
+    return out
+
+
+def stored_vertices(frame_size: int, variant: str, num_verts: int) -> int:
+    """How many vertices every frame stores within its stride."""
+    return min(num_verts, frame_size // BYTES_PER_VERTEX[variant])
 
 
 def is_deus_ex(frames: np.ndarray, frame_size: int, num_verts: int) -> bool:

@@ -15,7 +15,12 @@ from ...errors import FormatError, Warnings
 from . import files, ucscript
 from .model import (ANIM_HEADER_SIZE, BYTES_PER_VERTEX, DEUS_EX, HEADER_SIZE, STANDARD, TRIANGLE,
                     AnimationFile, GeometryFile, Script, UnrealMesh)
-from .packing import is_deus_ex, vertices_present
+from .packing import is_deus_ex, stored_vertices, vertices_present
+
+
+# frames whose stride stores fewer vertices than the mesh has still give every vertex a position in
+# every frame: (frames x vertices x 12 bytes) may exceed the file only by this much
+MAX_GROWTH, MAX_EXTRA = 32, 16 << 20
 
 
 def read_geometry(data: bytes, warnings: Warnings) -> GeometryFile:
@@ -56,7 +61,18 @@ def read_animation(data: bytes, num_verts: int, warnings: Warnings) -> tuple[Ani
     variant = DEUS_EX if is_deus_ex(frames, frame_size, num_verts) else STANDARD
     body = whole * frame_size + len(trailing)
     have = vertices_present(body, whole, frame_size, variant, num_verts)
-    if have < num_verts:
+    stored = stored_vertices(frame_size, variant, num_verts)
+    if whole and stored < num_verts and whole * num_verts * 12 > MAX_GROWTH * len(data) + MAX_EXTRA:
+        raise FormatError(f"FrameSize {frame_size} stores {stored} of the {num_verts} vertices per frame: "
+                          f"{whole} frames would need {whole * num_verts * 12 >> 20} MB from a file of "
+                          f"{len(data)} bytes", 2, "_a.3d/HEADER")
+    if stored < num_verts and whole > 1:
+        kept = "keep the position the last frame gives them" if have > stored else "stay at the origin"
+        warnings.warn(f"FrameSize {frame_size} stores {stored} of the {num_verts} vertices per frame; "
+                      f"the {num_verts - stored} unused ones {kept}"
+                      + ("" if have >= num_verts else f" ({num_verts - have} are at the origin in every frame)"),
+                      2, "_a.3d/HEADER")
+    elif have < num_verts:
         warnings.warn(f"FrameSize {frame_size} and the file's {body} bytes of frames hold "
                       f"{have} of the {num_verts} vertices of the last frame; the others are placed at the origin",
                       2, "_a.3d/HEADER")
@@ -76,23 +92,55 @@ def _read_bytes(path: Path) -> bytes:
         raise FormatError(f"cannot read {path.name}: {e.strerror or e}", file=str(path)) from e
 
 
-def _script_for(pair_d: Path, stem: str, warnings: Warnings) -> tuple[Path | None, Script | None]:
-    """X.uc beside the pair or in Classes/; else a script whose MESH IMPORT names this pair."""
-    for p in files.script_candidates(pair_d.parent, stem):
+def _base(name: str) -> str:
+    return name.replace("\\", "/").rsplit("/", 1)[-1].lower()
+
+
+def _names_file(d, which: str, name: str) -> bool:
+    return d.command == "IMPORT" and d.group == "MESH" and _base(d.get(which)) == name.lower()
+
+
+def _script_for(opened: Path, stem: str, warnings: Warnings) -> tuple[Path | None, Script | None]:
+    """X.uc beside the pair or in Classes/; else a script whose MESH IMPORT names the opened
+    file as its DATAFILE or ANIVFILE (a script named after its class, or prototype DATAnn.3D)."""
+    for p in files.script_candidates(opened.parent, stem):
         return p, ucscript.parse(_read_bytes(p), warnings, p.name)
-    want = pair_d.name.lower()
-    for p in files.other_scripts(pair_d.parent):
+    want = opened.name.lower()
+    for p in files.other_scripts(opened.parent):
         text = _read_bytes(p)
         if want.encode() not in text.lower():
             continue
         quiet = Warnings()
         script = ucscript.parse(text, quiet, p.name)
-        if any(d.command == "IMPORT" and d.group == "MESH"
-               and d.get("DATAFILE").replace("\\", "/").rsplit("/", 1)[-1].lower() == want
-               for d in script.directives):
+        if any(_names_file(d, k, want) for d in script.directives for k in ("DATAFILE", "ANIVFILE")):
             warnings.extend(quiet)
             return p, script
     return None, None
+
+
+def _partner_from_script(path: Path, missing: FormatError, warnings: Warnings) -> tuple[Path, Path, Path, Script]:
+    """(data, animation, script path, script) for a file whose name does not give its partner
+    (`missing` says why): the script's MESH IMPORT that names it gives the other file."""
+    script_path, script = _script_for(path, files.stem_and_role(path)[0], warnings)
+    want = path.name.lower()
+    hit = next((d for d in (script.directives if script else []) for k in ("DATAFILE", "ANIVFILE")
+                if _names_file(d, k, want)), None)
+    if hit is None:
+        raise missing
+    found = []
+    for key in ("DATAFILE", "ANIVFILE"):
+        named = hit.get(key)
+        if _base(named) == want:
+            found.append(path)
+            continue
+        other = files.resolve_from_script(script_path, named) if named else None
+        if other is None and named:
+            other = files.find_ci(path.parent, named.replace("\\", "/").rsplit("/", 1)[-1])
+        if other is None:
+            raise FormatError(f"{script_path.name} pairs {path.name} with {named or 'no file'!r} ({key}), "
+                              "which is not found", file=str(path))
+        found.append(other)
+    return found[0], found[1], script_path, script
 
 
 def _mesh_in_script(script: Script, pair_d: Path, stem: str, wanted: str, warnings: Warnings) -> str:
@@ -136,9 +184,14 @@ def read(path: Path, options, warnings: Warnings) -> UnrealMesh:
             raise FormatError(f"{path.name}: mesh {name!r} names {missing or 'no file'!r}, which is not found "
                               "beside the script, in the package folder or in Models/", file=str(path))
     else:
-        d_path, a_path = files.pair_for(path)
+        try:
+            d_path, a_path = files.pair_for(path)
+        except FormatError as missing:
+            d_path, a_path, script_path, script = _partner_from_script(path, missing, warnings)
+            stem = files.stem_and_role(d_path)[0]
         if getattr(options, "use_uc_script", True):
-            script_path, script = _script_for(d_path, files.stem_and_role(d_path)[0], warnings)
+            if script is None:
+                script_path, script = _script_for(d_path, files.stem_and_role(d_path)[0], warnings)
             if script is not None:
                 name = _mesh_in_script(script, d_path, stem, getattr(options, "mesh_name", ""), warnings)
     try:
@@ -158,11 +211,8 @@ def read(path: Path, options, warnings: Warnings) -> UnrealMesh:
 
 def sources(path: Path) -> list[Path]:
     """The two binary files a read consumes (the script is not rewritten by check)."""
-    path = Path(path)
-    if files.stem_and_role(path)[1] == "uc":
-        model = read(path, None, Warnings())
-        return [Path(model.data_path), Path(model.anim_path)]
     try:
-        return list(files.pair_for(path))
+        model = read(Path(path), None, Warnings())
     except FormatError:
-        return [path]
+        return [Path(path)]
+    return [Path(model.data_path), Path(model.anim_path)]

@@ -11,8 +11,16 @@ import re
 from ...errors import Warnings
 from .model import PF_MASKED, Directive, MeshSetup, Script, Sequence
 
-_PARAM = re.compile(r'(\w+)\s*=\s*(?:"([^"]*)"|(\S+))')
-_EXEC = re.compile(r"^\s*#exec\b(.*)$", re.IGNORECASE)
+# Linear time on any line: a name starts only where no word character precedes it, and
+# possessive quantifiers never give back, so a long token is scanned once, not once per character.
+_PARAM = re.compile(r'(?<!\w)(\w++)\s*+=\s*+(?:"([^"]*+)"|(\S++))')
+_EXEC = re.compile(r"\s*+#exec\b", re.IGNORECASE)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """A line or token as a warning quotes it: a 1 MB line is one short warning."""
+    text = text.strip()
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def parse(text: bytes, warnings: Warnings, name: str = ".uc") -> Script:
@@ -22,18 +30,18 @@ def parse(text: bytes, warnings: Warnings, name: str = ".uc") -> Script:
         m = _EXEC.match(line)
         if not m:
             continue
-        body = m.group(1).split("//", 1)[0]
+        body = line[m.end():].split("//", 1)[0]
         first = _PARAM.search(body)
         words = (body[:first.start()] if first else body).split()
         if len(words) < 2:
-            warnings.warn(f"{name} line {lineno}: #exec without a group and command: {line.strip()!r}")
+            warnings.warn(f"{name} line {lineno}: #exec without a group and command: {_short(line)}")
             continue
         tail = body[first.start():] if first else ""
         params = {p.group(1).upper(): p.group(2) if p.group(2) is not None else p.group(3)
                   for p in _PARAM.finditer(tail)}
         leftover = " ".join(words[2:] + _PARAM.sub(" ", tail).split())
         if leftover:
-            warnings.warn(f"{name} line {lineno}: cannot read {leftover!r} in #exec {words[0]} {words[1]}")
+            warnings.warn(f"{name} line {lineno}: cannot read {_short(leftover)} in #exec {words[0][:20]} {words[1][:20]}")
         directives.append(Directive(words[0].upper(), words[1].upper(), params, lineno))
     return Script(text, directives)
 
@@ -48,7 +56,8 @@ def number(d: Directive, key: str, default: float, warnings: Warnings) -> float:
         value = math.nan
     if math.isfinite(value):
         return value
-    warnings.warn(f".uc line {d.line}: {d.group} {d.command} {key}={raw!r} is not a number; using {default:g}")
+    warnings.warn(f".uc line {d.line}: {d.group} {d.command} {key}={_short(raw, 20)} is not a number; "
+                  f"using {default:g}")
     return default
 
 
@@ -100,7 +109,12 @@ def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
                 continue
             seq.notifies.append((number(d, "TIME", 0.0, warnings), d.get("FUNCTION")))
         elif kind == ("MESHMAP", "SCALE"):
-            setup.scale = tuple(number(d, k, 1.0, warnings) for k in "XYZ")
+            scale = [number(d, k, 1.0, warnings) for k in "XYZ"]
+            if 0.0 in scale:
+                # a flat mesh cannot be placed back (no inverse): the axis keeps the unit scale
+                warnings.warn(f".uc line {d.line}: MESHMAP SCALE of 0 would flatten the mesh; 1 used on that axis")
+                scale = [v or 1.0 for v in scale]
+            setup.scale = tuple(scale)
         elif kind == ("MESHMAP", "SETTEXTURE"):
             num = number(d, "NUM", -1, warnings)
             if num < 0 or num > 255:

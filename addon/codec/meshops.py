@@ -1,0 +1,128 @@
+"""Mesh repairs that keep a Scene mesh safe to hand to Blender.
+
+Real files hold faces that repeat a vertex (``a a b``), faces with fewer than
+three corners, and corner indices past the vertex list. Blender either refuses
+such faces or crashes on them (custom normals on a face that repeats a vertex
+crash Blender 4.5), so they are dropped here, in bulk, with one counted warning.
+Faces of zero area with three distinct vertices are valid Blender geometry and
+stay.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .scene import Mesh
+
+
+def degenerate_faces(mesh: Mesh) -> np.ndarray:
+    """(F,) bool: faces Blender cannot hold (fewer than 3 corners, a corner range outside
+    the corner list, a vertex index out of range, a vertex used twice in the face)."""
+    starts = np.asarray(mesh.faces, np.int64)
+    corners = np.asarray(mesh.corners, np.int64)
+    nc, nv, nf = len(corners), len(mesh.positions), len(starts)
+    if nf == 0:
+        return np.zeros(0, bool)
+    ends = np.append(starts[1:], nc)
+    sizes = ends - starts
+    bad = (sizes < 3) | (starts < 0) | (ends > nc)
+    ok = ~bad
+    if not ok.any():
+        return bad
+    face = np.repeat(np.flatnonzero(ok), sizes[ok])
+    at = _ranges(starts[ok], sizes[ok])
+    vert = corners[at]
+    bad[face[(vert < 0) | (vert >= nv)]] = True
+    # a vertex repeated within one face: equal (face, vertex) pairs side by side once sorted
+    key = np.sort(face * max(nv, 1) + np.clip(vert, 0, max(nv - 1, 0)))
+    dup = key[1:] == key[:-1]
+    bad[key[1:][dup] // max(nv, 1)] = True
+    return bad
+
+
+def _ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The concatenation of range(s, s + n) for each (s, n), without a Python loop."""
+    total = int(sizes.sum())
+    if total == 0:
+        return np.zeros(0, np.int64)
+    offsets = np.cumsum(sizes) - sizes
+    return np.repeat(starts - offsets, sizes) + np.arange(total)
+
+
+def drop_degenerate_faces(mesh: Mesh) -> int:
+    """Remove the faces `degenerate_faces` marks, with their corner data; returns how many.
+    Vertices (and shape keys, skins) stay as they are."""
+    bad = degenerate_faces(mesh)
+    if not bad.any():
+        return 0
+    keep = ~bad
+    starts = np.asarray(mesh.faces, np.int64)
+    sizes = np.append(starts[1:], len(mesh.corners)) - starts
+    at = _ranges(starts[keep], sizes[keep])
+    mesh.corners = np.asarray(mesh.corners)[at].astype(np.uint32)
+    mesh.faces = (np.cumsum(sizes[keep]) - sizes[keep]).astype(np.uint32)
+    for layers in (mesh.uv_layers, mesh.colors, mesh.corner_attributes):
+        for name in list(layers):
+            layers[name] = np.asarray(layers[name])[at]
+    if mesh.normals is not None:
+        mesh.normals = np.asarray(mesh.normals)[at]
+    if mesh.face_material is not None:
+        mesh.face_material = np.asarray(mesh.face_material)[keep]
+    if mesh.smoothing is not None:
+        mesh.smoothing = np.asarray(mesh.smoothing)[keep]
+    for name in list(mesh.face_attributes):
+        mesh.face_attributes[name] = np.asarray(mesh.face_attributes[name])[keep]
+    return int(bad.sum())
+
+
+def mismatched_layers(mesh: Mesh) -> list[str]:
+    """Names of per-vertex, per-corner and per-face arrays whose length is not the mesh's
+    (a Scene converter bug; Blender would refuse them)."""
+    nv, nc, nf = len(mesh.positions), len(mesh.corners), len(mesh.faces)
+    out = []
+    for what, layers, n in (("UV layer", mesh.uv_layers, nc), ("colour layer", mesh.colors, nc),
+                            ("corner attribute", mesh.corner_attributes, nc),
+                            ("face attribute", mesh.face_attributes, nf),
+                            ("vertex attribute", mesh.vertex_attributes, nv)):
+        out += [f"{what} {name!r}" for name, a in layers.items() if len(a) != n]
+    if mesh.normals is not None and len(mesh.normals) != nc:
+        out.append("custom normals")
+    if mesh.face_material is not None and len(mesh.face_material) != nf:
+        out.append("face materials")
+    if mesh.smoothing is not None and len(mesh.smoothing) != nf:
+        out.append("smoothing groups")
+    out += [f"shape key {k.name!r}" for k in mesh.shape_keys if len(k.positions) != nv]
+    if mesh.skin is not None and len(mesh.skin.joints) != nv:
+        out.append("skin weights")
+    return out
+
+
+def make_safe(mesh: Mesh) -> list[str]:
+    """Drop degenerate faces and arrays of the wrong length; one warning line per kind."""
+    out = []
+    dropped = drop_degenerate_faces(mesh)
+    if dropped:
+        out.append(f"mesh {mesh.name!r}: {dropped} degenerate face{'s' if dropped != 1 else ''} "
+                   "(a repeated or missing vertex, or fewer than 3 corners) dropped")
+    wrong = mismatched_layers(mesh)
+    if wrong:
+        _drop_mismatched(mesh)
+        out.append(f"mesh {mesh.name!r}: {', '.join(wrong)} did not match the mesh and "
+                   f"{'were' if len(wrong) > 1 else 'was'} left out")
+    return out
+
+
+def _drop_mismatched(mesh: Mesh) -> None:
+    nv, nc, nf = len(mesh.positions), len(mesh.corners), len(mesh.faces)
+    for layers, n in ((mesh.uv_layers, nc), (mesh.colors, nc), (mesh.corner_attributes, nc),
+                      (mesh.face_attributes, nf), (mesh.vertex_attributes, nv)):
+        for name in [k for k, a in layers.items() if len(a) != n]:
+            del layers[name]
+    if mesh.normals is not None and len(mesh.normals) != nc:
+        mesh.normals = None
+    if mesh.face_material is not None and len(mesh.face_material) != nf:
+        mesh.face_material = None
+    if mesh.smoothing is not None and len(mesh.smoothing) != nf:
+        mesh.smoothing = None
+    mesh.shape_keys = [k for k in mesh.shape_keys if len(k.positions) == nv]
+    if mesh.skin is not None and len(mesh.skin.joints) != nv:
+        mesh.skin = None
