@@ -115,7 +115,8 @@ def _track(r: Reader, name: str, bone_count: int, quantized: bool, warnings: War
         with r.chunk("FRAMES"):
             track.flags, track.translation, track.rotation, track.scale = read_frames(
                 r, frames, n, "<u2" if quantized else "<f4")
-        extra = np.bitwise_or.reduce(track.flags.reshape(-1), initial=0) & ~track.flag
+        # a Python int: on numpy 2, ~flag is negative and out of range for the uint8 flags
+        extra = int(np.bitwise_or.reduce(track.flags.reshape(-1), initial=0)) & ~track.flag
         if extra:
             warnings.warn(f"animation {name!r}: records store components (0x{extra:02X}) missing from its flag "
                           f"0x{track.flag:02X}", offset=at, path=r.path)
