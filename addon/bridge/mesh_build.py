@@ -111,7 +111,11 @@ def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> b
     for the mesh to be built again."""
     edge_of = corner_edges(me)
     edges = welding.edge_pairs(corners, welding.next_corner(starts, len(corners)), edge_of)
-    new_corners, source = welding.split_fans(corners, welding.fan_labels(len(corners), edges), len(m.positions))
+    if welding.several_fans(corners, edges, len(m.positions)):
+        new_corners, source = welding.split_fans(corners, welding.fan_labels(len(corners), edges),
+                                                 len(m.positions))
+    else:
+        source = m.positions                          # every vertex on one fan: nothing to split
     if len(source) > len(m.positions):
         welding.split_vertices(m, new_corners, source)
         return False

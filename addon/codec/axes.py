@@ -11,6 +11,28 @@ import numpy as np
 _AXES = {"X": (0, 1.0), "Y": (1, 1.0), "Z": (2, 1.0), "-X": (0, -1.0), "-Y": (1, -1.0), "-Z": (2, -1.0)}
 
 
+def det3(a: np.ndarray) -> float:
+    """Determinant of a 3x3 matrix, written out (LAPACK's call wakes OpenBLAS's threads: a few
+    milliseconds each time between bulk numpy work, per object of a scene)."""
+    a = np.asarray(a, np.float64)
+    return float(a[:, 0] @ np.cross(a[:, 1], a[:, 2]))
+
+
+def affine_inverse(m: np.ndarray) -> np.ndarray:
+    """Inverse of a 4x4 affine matrix (last row 0 0 0 1) by the adjugate, as det3 says why;
+    any other or singular matrix goes to np.linalg.inv."""
+    m = np.asarray(m, np.float64)
+    a = m[:3, :3]
+    d = det3(a)
+    if d == 0 or not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):
+        return np.linalg.inv(m)
+    out = np.eye(4)
+    out[:3, :3] = np.stack([np.cross(a[:, 1], a[:, 2]), np.cross(a[:, 2], a[:, 0]),
+                            np.cross(a[:, 0], a[:, 1])]) / d
+    out[:3, 3] = -out[:3, :3] @ m[:3, 3]
+    return out
+
+
 def basis_from_axes(forward: str, up: str) -> np.ndarray:
     """The basis taking a file whose forward/up are the named axes to Blender's
     (+Y forward, +Z up), the same choice as bpy_extras.io_utils.axis_conversion."""

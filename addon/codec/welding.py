@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 COS_SAME = 0.999          # corner normals closer than this count as the same
+COS_OFF = float(np.cos(np.radians(10)))    # a file normal further than this from the shading is reported
 
 # The welding is split in two: the codec welds and keeps the groups (Mesh.smoothing); the bridge,
 # once Blender has found the edges, marks the sharp ones and splits the points where faces meet
@@ -120,20 +121,21 @@ def edge_pairs(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray | None 
     """Consecutive corners of each edge, after sorting the corners by their edge: `edge_of`, an
     edge index per corner (Blender's corner_edge), or else the edge's two vertices. With edge
     indices and no edge of three faces, two scatters find the pairs without a sort."""
-    v0 = np.asarray(corners, np.int64)
+    v0 = np.asarray(corners)
     if edge_of is not None:
-        key = np.asarray(edge_of, np.int64)
+        key = np.asarray(edge_of)
         n_edges = int(key.max()) + 1 if len(key) else 0
         count = np.bincount(key, minlength=n_edges)
         if not (count > 2).any():
-            idx = np.arange(len(key))
-            first, last = np.empty(n_edges, np.int64), np.empty(n_edges, np.int64)
+            idx = np.arange(len(key), dtype=np.int32)        # int32: half the memory traffic
+            first, last = np.empty(n_edges, np.int32), np.empty(n_edges, np.int32)
             first[key[::-1]] = idx[::-1]            # the last write wins: the lowest corner
             last[key] = idx
             two = np.flatnonzero(count == 2)
             a, b = first[two], last[two]
             return Edges(a, b, nxt[a], nxt[b], v0[a] == v0[b], np.ones(len(a), bool))
     else:
+        v0 = v0.astype(np.int64)
         v1 = v0[nxt]
         n = int(v0.max()) + 1 if len(v0) else 1
         key = np.minimum(v0, v1) * n + np.maximum(v0, v1)
@@ -167,6 +169,48 @@ def fan_labels(n_corners: int, e: Edges, join: np.ndarray | None = None) -> np.n
     x = np.concatenate([a, an])
     y = np.concatenate([np.where(fl, b, bn), np.where(fl, bn, b)])
     return components(n_corners, x, y)
+
+
+def several_fans(corners: np.ndarray, e: Edges, n_vertices: int) -> bool:
+    """Whether some vertex has faces in more than one fan (then fan_labels must split it): a walk
+    around each vertex, across its edges, all vertices at once, from a corner that starts a border
+    if it has one; the walk stops back at its start or at a border. One fan: the walk met every face
+    at the vertex. Edges of three faces or disagreeing windings: True (the labelling decides)."""
+    v = np.asarray(corners)
+    if len(v) == 0:
+        return False
+    if not e.manifold.all() or e.flipped.any():
+        return True
+    own = np.arange(len(v), dtype=np.int32)          # the corner across the edge a corner starts
+    own[e.a], own[e.b] = e.b_next, e.a_next
+    inner = np.zeros(len(v), bool)                   # the edge a corner ends has a second face
+    inner[e.a_next] = inner[e.b_next] = True
+    faces = np.bincount(v, minlength=n_vertices)
+    start = np.empty(n_vertices, np.int32)
+    start[v] = np.arange(len(v), dtype=np.int32)
+    border = np.flatnonzero(~inner).astype(np.int32)
+    start[v[border]] = border
+    start = start[faces > 0]
+    return bool((_walk(own, start, faces[v[start]]) != faces[v[start]]).any())
+
+
+def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """Faces met by each walk from `start` until it stops at a border or back at its start (limit + 1
+    when a walk runs on, which only a broken edge map could make)."""
+    met = limit + 1
+    idx, cur = np.arange(len(start)), start
+    for k in range(1, int(limit.max(initial=0)) + 2):
+        if not len(idx):
+            break
+        nxt = step[cur]
+        done = (nxt == cur) | (nxt == start[idx])
+        if done.any():
+            met[idx[done]] = k
+            go = ~done
+            idx, cur = idx[go], nxt[go]
+        else:
+            cur = nxt
+    return met
 
 
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -213,17 +257,25 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
     ids = rank[ids]
     first = np.flatnonzero(is_first)
     welded = ids[corners]
-    nxt = next_corner(faces, len(corners))
-    bad_corner = welded == welded[nxt]
-    face_of = face_of_corner(faces, len(corners))
-    if len(corners) != 3 * len(faces):        # polygons: also corners further apart
+    if len(corners) == 3 * len(faces):
+        w3 = welded.reshape(-1, 3)
+        bad_corner = np.repeat((w3[:, 0] == w3[:, 1]) | (w3[:, 1] == w3[:, 2]) | (w3[:, 2] == w3[:, 0]), 3)
+    else:                                     # polygons: also corners further apart
+        bad_corner = welded == welded[next_corner(faces, len(corners))]
+        face_of = face_of_corner(faces, len(corners))
         order = np.argsort(face_of * (len(first) + 1) + welded, kind="stable")
         fs, ws = face_of[order], welded[order]
         bad_corner[order[1:]] |= (fs[1:] == fs[:-1]) & (ws[1:] == ws[:-1])
     if bad_corner.any():
+        face_of = face_of_corner(faces, len(corners))
         bad = np.zeros(len(faces), bool)
         bad[face_of[bad_corner]] = True
         welded = np.where(bad[face_of], len(first) + corners, welded)
+    else:
+        used = np.zeros(len(first), bool)
+        used[welded] = True
+        if used.all():                        # the usual case: every point in use, nothing to renumber
+            return welded.astype(np.uint32), first
     # renumber: used points first, then the stored vertices kept for zero-area faces
     source_all = np.r_[first, np.arange(nv)]
     used = np.zeros(len(source_all), bool)
@@ -232,10 +284,12 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
     return new_of[welded].astype(np.uint32), source_all[used]
 
 
-def weld_by_normals(mesh, exact: bool) -> None:
+def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
     """For formats that store a vertex per (point, normal, UV): one vertex per point (equal in
     every shape key and skin weight too), the file's corner normals kept as custom normals
-    (exact) or as sharp edges where they differ across an edge, which Blender shades itself."""
+    (exact) or as sharp edges where they differ across an edge, which Blender shades itself.
+    Returns how many corners' file normals the sharp edges cannot give (off by more than
+    COS_OFF: the file's normals are not its faces' own, e.g. bent by hand), which `warnings` hears."""
     cols = [np.asarray(mesh.positions, np.float32).reshape(len(mesh.positions), -1)]
     cols += [np.asarray(k.positions, np.float32).reshape(len(mesh.positions), -1) for k in mesh.shape_keys]
     if mesh.skin is not None:
@@ -246,7 +300,7 @@ def weld_by_normals(mesh, exact: bool) -> None:
     corners, source = weld(np.hstack(cols), mesh.corners, mesh.faces)
     split_vertices(mesh, corners, source)
     if exact or mesh.normals is None or len(mesh.normals) != len(mesh.corners):
-        return
+        return 0
     n = np.asarray(mesh.normals, np.float32)
     e = edge_pairs(mesh.corners, next_corner(mesh.faces, len(mesh.corners)))
     # opposite windings: a meets b_next, a_next meets b
@@ -257,16 +311,25 @@ def weld_by_normals(mesh, exact: bool) -> None:
     sharp = np.zeros(len(mesh.corners), bool)
     sharp[e.a[~same]] = sharp[e.b[~same]] = True
     mesh.sharp_edges = sharp
+    if len(mesh.corners) != 3 * len(mesh.faces):
+        return 0
+    tris = np.asarray(mesh.corners, np.int64).reshape(-1, 3)
+    native = sharp_edge_normals(mesh.positions, tris, sharp, np.zeros(len(tris), bool), e, by_angle=True)
+    off = int((np.einsum("ij,ij->i", native, unit(n)) < COS_OFF).sum())
+    if off and warnings is not None:
+        warnings.warn(f"{mesh.name!r}: {off} of the file's corner normals are not what sharp edges can give "
+                      f"(more than 10 degrees off); import with Normals: Exact to keep them")
+    return off
 
 
 def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:
     """Give a Scene Mesh new corners over the vertices `source` picks: every per-vertex array
     (positions, attributes, shape keys, skin) follows."""
     mesh.corners = np.asarray(corners, np.uint32)
-    mesh.positions = mesh.positions[source]
-    mesh.vertex_attributes = {k: v[source] for k, v in mesh.vertex_attributes.items()}
+    mesh.positions = np.take(mesh.positions, source, axis=0)
+    mesh.vertex_attributes = {k: np.take(v, source, axis=0) for k, v in mesh.vertex_attributes.items()}
     for key in mesh.shape_keys:
-        key.positions = key.positions[source]
+        key.positions = np.take(key.positions, source, axis=0)
     if mesh.skin is not None:
         mesh.skin.joints, mesh.skin.weights = mesh.skin.joints[source], mesh.skin.weights[source]
 
@@ -277,8 +340,10 @@ def sharp_from_groups(groups: np.ndarray, faces: np.ndarray, n_corners: int,
     a face without a group is flat; an edge between faces that share no group is sharp, unless
     both are flat (the edge inside a flat area shows no crease)."""
     g = np.asarray(groups).astype(np.uint32)
-    face_of = face_of_corner(faces, n_corners)
     sharp = np.zeros(n_corners, bool)
+    if len(g) == 0 or (g == g[0]).all():
+        return sharp, g == 0                            # one mask everywhere: no edge between groups
+    face_of = face_of_corner(faces, n_corners)
     ga, gb = g[face_of[edges.a]], g[face_of[edges.b]]
     cut = ((ga & gb) == 0) & ((ga | gb) != 0) & edges.manifold
     sharp[edges.a[cut]] = True
@@ -295,7 +360,10 @@ def face_of_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
 def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """(C,) bool: the corners at a vertex whose faces carry more than one mask: only there can
     sharp edges smooth otherwise than the groups (elsewhere one mask joins every face)."""
-    cg = np.asarray(groups, np.uint32)[face_of_corner(faces, len(corners))]
+    g = np.asarray(groups, np.uint32)
+    if len(g) == 0 or (g == g[0]).all():
+        return np.zeros(len(corners), bool)             # one mask: the usual smooth model
+    cg = g[face_of_corner(faces, len(corners))]
     v = np.asarray(corners, np.int64)
     rep = np.zeros(int(v.max()) + 1 if len(v) else 0, np.uint32)
     rep[v] = cg
@@ -304,11 +372,19 @@ def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) ->
     return odd[v]
 
 
+def corner_angles(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
+    """(C,) the angle of each triangle corner (Blender weights face normals by it)."""
+    p = np.take(np.asarray(positions, np.float32), tris, axis=0)           # (F, 3 corners, 3)
+    to_next = unit((np.roll(p, -1, axis=1) - p).reshape(-1, 3))
+    to_prev = unit((np.roll(p, 1, axis=1) - p).reshape(-1, 3))
+    return np.arccos(np.clip(np.einsum("ij,ij->i", to_next, to_prev), -1.0, 1.0))
+
+
 def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarray, flat: np.ndarray,
-                       edges: Edges) -> np.ndarray:
-    """(C, 3) the corner normals that sharp edges and flat faces give (area weighted, as the
-    smoothing-group normals are, so that only the grouping differs): the sum over each
-    smooth fan of edge-connected faces."""
+                       edges: Edges, by_angle: bool = False) -> np.ndarray:
+    """(C, 3) the corner normals that sharp edges and flat faces give: the sum over each smooth
+    fan of edge-connected faces, area weighted (as the smoothing-group normals are, so that only
+    the grouping differs), or by_angle as Blender weights them."""
     fn = face_normals(positions, tris)
     n = len(tris) * 3
     face_of = np.repeat(np.arange(len(tris)), 3)
@@ -316,6 +392,8 @@ def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarra
             & edges.manifold)
     labels = fan_labels(n, edges, join)
     rows = np.repeat(fn, 3, axis=0)
+    if by_angle:
+        rows = unit(rows) * corner_angles(positions, tris)[:, None].astype(np.float32)
     acc = np.empty((n, 3), np.float32)
     for k in range(3):
         acc[:, k] = np.bincount(labels, rows[:, k], minlength=n)

@@ -9,6 +9,7 @@ from ..bridge.animation_build import build_animations
 from ..codec.errors import CodecError, Warnings
 from ..codec.formats.unigine.options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
 from ..codec.formats.unigine.scene import rebase_animations
+from ._normals import normals_property
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 
 _FPS = dict(name="Frame Rate", default=30.0, min=0.01, max=1000.0,
@@ -28,6 +29,7 @@ class IMPORT_SCENE_OT_unigine_mesh(bpy.types.Operator, ImportOperator):
                                          description="An object per surface instead of one object with a "
                                                      "material slot per surface")
     fps: FloatProperty(**_FPS)
+    normals: normals_property()
 
 
 @orientation_helper(axis_forward="Y", axis_up="Z")

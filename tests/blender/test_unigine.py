@@ -33,9 +33,18 @@ def _two_surfaces():
     return mesh_file(surfaces=[a, (surface_header("metal"), geo)])
 
 
-def test_import_surfaces_uvs_normals(clean, tmp_path):
+def test_default_import_reports_file_normals_it_cannot_keep(clean, tmp_path, capfd):
     (tmp_path / "two.mesh").write_bytes(_two_surfaces())
     _import(tmp_path / "two.mesh")
+    assert "3 of the file's corner normals are not what sharp edges can give" in capfd.readouterr().out
+    (tmp_path / "fold.mesh").write_bytes(_fold())
+    _import(tmp_path / "fold.mesh")
+    assert "corner normals" not in capfd.readouterr().out
+
+
+def test_import_surfaces_uvs_normals(clean, tmp_path):
+    (tmp_path / "two.mesh").write_bytes(_two_surfaces())
+    _import(tmp_path / "two.mesh", normals="EXACT")          # the file's own normals, which face away
     (ob,) = _objects("MESH")
     me = ob.data
     assert (len(me.vertices), len(me.polygons)) == (7, 3)
@@ -52,6 +61,50 @@ def test_import_surfaces_uvs_normals(clean, tmp_path):
     n = n.reshape(-1, 3)
     np.testing.assert_allclose(n[:6], [[0, 0, 1]] * 6, atol=1e-4)
     np.testing.assert_allclose(n[6:], [[0, -1, 0]] * 3, atol=1e-4)         # 90 degrees about X
+
+
+def _fold():
+    """Two surfaces meeting at a right angle along the X axis: a floor facing up, a wall facing -Y
+    (its tangent frame turned 90 degrees about X); each stores its own four vertices."""
+    floor = quad_surface("floor")
+    wall = [(0, 0, 0), (1, 0, 0), (1, 0, -1), (0, 0, -1)]
+    geo = surface_geometry([(wall, [(23170, 0, 0, 23170)] * 4)], uv0=[(0, 0), (1, 0), (1, 1), (0, 1)],
+                           coord=[0, 2, 1, 0, 3, 2], tri=[0, 2, 1, 0, 3, 2])
+    return mesh_file(surfaces=[floor, (surface_header("wall"), geo)])
+
+
+def _corner_normals(me):
+    n = np.empty(len(me.loops) * 3, np.float32)
+    me.corner_normals.foreach_get("vector", n)
+    return n.reshape(-1, 3)
+
+
+@pytest.mark.parametrize("mode,verts,custom", [("KEEP", 8, True), ("EXACT", 6, True), (None, 6, False)])
+def test_normals_option_welds_surfaces_with_sharp_edges_by_default(clean, tmp_path, mode, verts, custom):
+    """Surfaces split their points where they meet: welded by default, the fold is a sharp edge and
+    Blender's own normals are the file's; exact keeps them as custom normals; keep leaves the points."""
+    (tmp_path / "fold.mesh").write_bytes(_fold())
+    _import(tmp_path / "fold.mesh", **({} if mode is None else {"normals": mode}))
+    (ob,) = _objects("MESH")
+    me = ob.data
+    assert (len(me.vertices), len(me.polygons), me.has_custom_normals) == (verts, 4, custom)
+    want = [[0, 0, 1]] * 6 + [[0, -1, 0]] * 6                # the file's frames, per corner
+    np.testing.assert_allclose(_corner_normals(me), want, atol=1e-4)
+    uv = np.empty(len(me.loops) * 2, np.float32)
+    me.uv_layers["UVMap"].uv.foreach_get("vector", uv)
+    assert uv.reshape(-1, 2)[6:9].tolist() == [[0, 1], [1, 0], [1, 1]]       # UVs stay per corner
+    if mode is None:
+        sharp = np.empty(len(me.edges), bool)
+        me.attributes["sharp_edge"].data.foreach_get("value", sharp)
+        (edge,) = np.flatnonzero(sharp)                      # the fold; the quads' diagonals stay smooth
+        assert sorted(tuple(me.vertices[v].co) for v in me.edges[edge].vertices) == [(0, 0, 0), (1, 0, 0)]
+        out = tmp_path / "back.mesh"
+        assert bpy.ops.export_scene.unigine_mesh(filepath=str(out)) == {"FINISHED"}
+        bpy.ops.wm.read_homefile(use_empty=True)
+        _import(out, normals="KEEP")
+        (ob,) = _objects("MESH")
+        assert len(ob.data.polygons) == 4 and len(ob.data.vertices) == 8       # split again per surface
+        np.testing.assert_allclose(_corner_normals(ob.data), want, atol=1e-3)
 
 
 def test_one_object_per_surface(clean, tmp_path):
@@ -111,7 +164,7 @@ def _translations(model, track):
 
 def test_skinned_round_trip_through_blender(clean, tmp_path):
     path, model = _skinned(tmp_path)
-    _import(path)
+    _import(path, normals="KEEP")                            # the file's vertices, as it stores them
     out = tmp_path / "out" / "rig.mesh"
     assert bpy.ops.export_scene.unigine_mesh(filepath=str(out), embed_animations=True) == {"FINISHED"}
     back = read.read_mesh(out.read_bytes(), Warnings())
@@ -378,7 +431,7 @@ def test_blender_mesh_file_blender_round_trip(clean, tmp_path):
     out = tmp_path / "body.mesh"
     assert bpy.ops.export_scene.unigine_mesh(filepath=str(out), embed_animations=True) == {"FINISHED"}
     bpy.ops.wm.read_homefile(use_empty=True)
-    _import(out)
+    _import(out, normals="EXACT")                            # custom normals in, custom normals back
     (arm2,) = _objects("ARMATURE")
     (ob2,) = _objects("MESH")
     b = _snapshot(bpy.context.scene, arm2, ob2, frames)

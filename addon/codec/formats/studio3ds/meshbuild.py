@@ -40,10 +40,10 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     faces = fc.data if fc is not None else np.zeros((0, 4), np.uint16)
     nf = len(faces)
     tris = faces[:, :3].astype(np.int64)
-    keep = (tris < nv).all(axis=1)
-    if keep.all():
+    if not nf or int(tris.max()) < nv:
         keep = slice(None)                       # the usual case: no copies through a mask
     else:
+        keep = (tris < nv).all(axis=1)
         warnings.warn(f"{int((~keep).sum())} faces index vertices past the {nv} stored; dropped",
                       fc.offset, path + "/FACES")
     groups = np.zeros(nf, np.uint32)
@@ -89,7 +89,7 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     uv = tri.find(ids.TEX_VERTS)
     if uv is not None:
         uvs = _fit(uv.data, nv, "UV coordinates", warnings, uv.offset, path + "/UVS")
-        mesh.uv_layers["UVMap"] = uvs[corners].astype(np.float32)
+        mesh.uv_layers["UVMap"] = np.take(np.asarray(uvs, np.float32), corners, axis=0)
     vf = tri.find(ids.POINT_FLAG_ARRAY)
     if vf is not None:
         mesh.vertex_attributes["vertex_flags"] = _fit(vf.data.flags, nv, "vertex flags", warnings,
@@ -112,17 +112,16 @@ def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict) -> None:
     the corners whose sharp-edge normal is not the groups' one."""
     corners, source = welding.weld(mesh.positions, mesh.corners, mesh.faces)
     welding.split_vertices(mesh, corners, source)
-    tris = mesh.corners.reshape(-1, 3).astype(np.int64)
     mesh.smoothing = groups
     if exact:
-        mesh.normals = smooth_normals(mesh.positions, tris, groups)
+        mesh.normals = smooth_normals(mesh.positions, mesh.corners.reshape(-1, 3).astype(np.int64), groups)
         return
     stats["corners"] = stats.get("corners", 0) + len(mesh.corners)
     # only at vertices with more than one mask can the two differ; every face there is compared
     odd = welding.mixed_corners(mesh.corners, mesh.faces, groups)
     sel = odd.reshape(-1, 3).any(1)
     if sel.any():
-        sub = tris[sel]
+        sub = mesh.corners.reshape(-1, 3).astype(np.int64)[sel]
         faces = np.arange(0, sub.size, 3)
         edges = welding.edge_pairs(sub.ravel(), welding.next_corner(faces, sub.size))
         sharp, flat = welding.sharp_from_groups(groups[sel], faces, sub.size, edges)

@@ -42,7 +42,7 @@ def mesh_matrix(tri: Chunk, warnings: Warnings, path: str) -> np.ndarray:
     if v is None or len(v) < 12:
         return m
     m[:3, :4] = np.asarray(v[:12], np.float64).reshape(4, 3).T
-    if abs(np.linalg.det(m[:3, :3])) < 1e-12:
+    if abs(axes.det3(m[:3, :3])) < 1e-12:
         warnings.warn("object matrix (0x4160) is singular; identity used", tri.offset, path + "/MATRIX")
         return np.eye(4)
     return m
@@ -50,7 +50,7 @@ def mesh_matrix(tri: Chunk, warnings: Warnings, path: str) -> np.ndarray:
 
 def mirror_fix(m: np.ndarray) -> np.ndarray:
     """X_FLIP when a 0x4160 matrix mirrors (lib3ds and assimp flip the mesh's X then), else identity."""
-    return X_FLIP.copy() if np.linalg.det(np.asarray(m)[:3, :3]) < 0 else np.eye(4)
+    return X_FLIP.copy() if axes.det3(np.asarray(m)[:3, :3]) < 0 else np.eye(4)
 
 
 def _translate(v) -> np.ndarray:
@@ -134,7 +134,7 @@ class _Builder:
             m = mesh_matrix(tri, self.w, f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH')
             f = mirror_fix(m)
             # placed = (m @ f) @ (f @ inverse(m)) @ points: the stored points, without a mirrored object
-            mesh = self._mesh(name, tri, f @ np.linalg.inv(m), (name, "static"))
+            mesh = self._mesh(name, tri, f @ axes.affine_inverse(m), (name, "static"))
             node = Node(name=obj.data, kind="MESH", data=mesh, matrix=m @ f)
         elif cam is not None:
             data, pos, tgt, roll = build_camera(obj.data, cam)
@@ -189,7 +189,7 @@ class _Builder:
                     m = mesh_matrix(tri, self.w, path)
                     # lib3ds and assimp: local = T(-pivot) @ X_FLIP @ inverse(M) when M mirrors; the
                     # flip makes the transform det > 0, so the local mesh keeps the stored winding
-                    to_local = _translate(-np.asarray(n.pivot)) @ mirror_fix(m) @ np.linalg.inv(m)
+                    to_local = _translate(-np.asarray(n.pivot)) @ mirror_fix(m) @ axes.affine_inverse(m)
                     node.kind, node.data = "MESH", self._mesh(n.name, tri, to_local,
                                                               (n.name, tuple(n.pivot)))
                     self._object_flags(node, obj)

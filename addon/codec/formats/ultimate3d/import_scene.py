@@ -317,7 +317,7 @@ class _Builder:
             per_frame = {n.data for n in self.sc.nodes if n.kind == "MESH" and "u3d_frame_group" in n.extras}
             for i, sm in enumerate(self.sc.meshes):
                 if i not in per_frame:
-                    weld_by_normals(sm, self.options.normals == "EXACT")
+                    weld_by_normals(sm, self.options.normals == "EXACT", self.warnings)
         self.animations()
         h, md = self.h, self.sc.metadata
         md.update({"u3d_lod_max_camera_distance": [float(d) for d in h.lod_max_camera_distance],

@@ -10,6 +10,7 @@ class ImportOptions:
 
     one_object_per_surface: bool = False   # a Mesh per surface instead of one Mesh with a slot per surface
     fps: float = 30.0                      # the files store no frame rate
+    normals: str = "SHARP_EDGES"           # SHARP_EDGES, EXACT or KEEP: welded with sharp edges, welded with custom normals, as stored
 
 
 @dataclass(frozen=True)

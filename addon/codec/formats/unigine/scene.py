@@ -16,6 +16,7 @@ import numpy as np
 from ... import axes
 from ...errors import FormatError, Warnings
 from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
+from ...welding import weld_by_normals
 from . import pose, tangent
 from .model import R_BIT, S_BITS, T_BITS, WEIGHT_SCALE, AnimFile, MeshFile, Surface, Track
 from .options import AnimImportOptions, ImportOptions
@@ -197,6 +198,10 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
         mesh_name = surfs[0].name if opts.one_object_per_surface else name
         mesh = _surface_mesh(mesh_name, surfs, list(range(len(group))), len(m.bones))
         mesh.materials = list(group)
+        if opts.normals != "KEEP":
+            # coordinate vertices split where surfaces meet (and where an exporter split them for a
+            # normal or UV): welded, with the file's tangent frames kept per corner for export
+            weld_by_normals(mesh, opts.normals == "EXACT", warnings)
         scene.meshes.append(mesh)
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
     _each_alone(scene)
