@@ -35,6 +35,8 @@ class FormatSpec:
     set_name: Callable[[Path], str] = field(default=lambda p: p.name[:p.name.rfind(".")] if "." in p.name else p.name)
     partner: Callable[[Path], bool] = field(default=lambda p: False)
     main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
+    # the files a write to main_output always makes: all must be newer than the inputs to be up to date
+    written: Callable[[Path], list[Path]] = field(default=lambda p: [p])
 
     def main_output(self, folder: Path, set_name: str) -> Path:
         return Path(folder) / f"{set_name}{self.main_suffix or self.extensions[0]}"

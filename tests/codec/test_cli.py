@@ -50,6 +50,13 @@ def test_sets_and_strings_keep_their_type():
     assert parse_value(OptionField("v", "str", "2.0", ""), "1.0") == "1.0"
 
 
+def test_a_mistyped_choice_of_a_set_option_is_a_usage_error():
+    from addon.codec.formats.studio3ds.options import ImportOptions
+    with pytest.raises(UsageError, match="'CAMREA' not among ARMATURE,CAMERA,EMPTY,LIGHT,MESH"):
+        parse_options(["object_types=MESH,CAMREA"], [ImportOptions])
+    assert parse_options(["object_types=mesh,Light"], [ImportOptions]) == {"object_types": frozenset({"MESH", "LIGHT"})}
+
+
 def test_mistyped_option_is_an_error_listing_the_valid_ones(tmp_path):
     out = run("convert", ASSETS / "ultimate3d" / "cube_v2.u3d", tmp_path / "x.u3d", "-o", "pasword=secret")
     assert out.returncode == 2

@@ -151,3 +151,13 @@ def test_process_pool_and_dask_write_the_same_bytes_as_one_process(tmp_path, cap
     assert len(runs["serial"][0]) == 12                 # 4 sets of _d.3d, _a.3d, .uc
     assert runs["pool"] == runs["serial"]
     assert runs["dask"] == runs["serial"]
+
+
+def test_a_set_with_a_deleted_partner_output_is_not_up_to_date(tmp_path, capsys):
+    src, out = make_tree(tmp_path / "src"), tmp_path / "out"
+    convert(src / "ships", "--to", "unreal", "-d", out, capsys=capsys)
+    anims = sorted(out.rglob("*_a.3d"))
+    assert anims
+    anims[0].unlink()
+    code, io = convert(src / "ships", "--to", "unreal", "-d", out, "--overwrite", capsys=capsys)
+    assert code == 0 and anims[0].exists() and io.out.count("up to date: ") == len(anims) - 1

@@ -60,6 +60,9 @@ def _install_and_use(whl, numpy: str, tmp) -> dict:
     out["encrypt"] = (r.returncode, r.stderr)
     r = run("info", tmp / f"locked-{numpy}.u3d", "-o", "password=secret", "--json")
     out["info"] = (r.returncode, r.stdout)
+    # every reader on this numpy: each sample parsed and rewritten byte for byte
+    r = run("check", *(ASSETS / f for f in ("unigine", "unreal", "ultimate3d")))
+    out["check"] = (r.returncode, r.stderr)
     r = subprocess.run([str(py), "-c", "import numpy, legacy_game_formats_codec as c; "
                         "print(numpy.__version__, len(c.load(r'%s').meshes))" % (ASSETS / "unreal/box_d.3d")],
                        capture_output=True, text=True, cwd=tmp)
@@ -76,5 +79,6 @@ def test_wheel_installs_with_pip_on_numpy_1_and_2(tmp_path):
         assert r["convert"][0] == 0, (numpy, r["convert"])
         assert [x["status"] for x in r["records"]] == ["ok", "ok"], numpy
         assert r["encrypt"][0] == 0, (numpy, r["encrypt"])
+        assert r["check"][0] == 0, (numpy, r["check"])
         assert r["info"][0] == 0 and json.loads(r["info"][1])["format"] == "u3d", numpy
         assert r["import"] == [numpy.split("==")[1], "1"], numpy

@@ -77,7 +77,15 @@ def parse_value(field: OptionField, raw: str):
         except ValueError:
             raise UsageError(f"option {field.name}: {raw!r} is not {'an integer' if field.type == 'int' else 'a number'}") from None
     if field.type == "set":
-        return frozenset(v.strip() for v in raw.split(",") if v.strip())
+        picked = [v.strip() for v in raw.split(",") if v.strip()]
+        if not field.default:
+            return frozenset(picked)
+        # a non-empty default holds every choice: a mistyped one must not silently drop a kind of data
+        choices = {c.upper(): c for c in field.default}
+        bad = [v for v in picked if v.upper() not in choices]
+        if bad:
+            raise UsageError(f"option {field.name}: {', '.join(map(repr, bad))} not among {','.join(sorted(choices.values()))}")
+        return frozenset(choices[v.upper()] for v in picked)
     return raw
 
 

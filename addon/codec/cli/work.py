@@ -42,9 +42,10 @@ def convert_job(job: dict) -> dict:
         spec = find_format(src)
         rec["format"] = spec.name
         inputs = {src.resolve(), *(p.resolve() for p in spec.sources(src))}
-        if job.get("skip_up_to_date") and out.exists() and out.resolve() not in inputs \
-                and out.stat().st_mtime >= _newest(inputs):
-            rec.update(status="skipped", outputs=[str(out)])
+        made = find_format(out, name=job["to"]).written(out)
+        if job.get("skip_up_to_date") and all(p.exists() and p.resolve() not in inputs for p in made) \
+                and min(p.stat().st_mtime for p in made) >= _newest(inputs):
+            rec.update(status="skipped", outputs=[str(p) for p in made])
             return rec
         scene = load(src, **job.get("options", {}))
         files, warnings = encode(scene, out, job["to"], **job.get("options", {}))

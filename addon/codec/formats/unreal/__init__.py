@@ -40,4 +40,5 @@ FORMAT = FormatSpec(
     set_name=lambda p: files.stem_and_role(p)[0],
     partner=lambda p: files.stem_and_role(p)[1] in ("a", "uc"),   # the _d.3d file stands for the set
     main_suffix="_d.3d",
+    written=lambda p: [p, p.with_name(files.stem_and_role(p)[0] + "_a.3d")],
 )
