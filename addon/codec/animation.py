@@ -121,7 +121,7 @@ def trs(channels: dict[str, Channel], at, rest: np.ndarray | None = None):
     """(loc (T, 3), unit quat (T, 4), scale (T, 3)) from a node's or bone's channels; what they do not
     animate comes from `rest` (a 4x4; identity for pose bones)."""
     at = np.atleast_1d(np.asarray(at, np.float64))
-    t0, q0, s0 = axes.decompose(np.eye(4) if rest is None else rest)
+    t0, q0, s0 = (np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), np.ones(3)) if rest is None else axes.decompose(rest)
     loc = evaluate(channels["location"], at) if "location" in channels else np.tile(t0, (len(at), 1))
     if "rotation_quaternion" in channels:
         rot = unit(evaluate(channels["rotation_quaternion"], at))

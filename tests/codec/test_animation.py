@@ -168,6 +168,30 @@ def test_u3d_bone_keys_stay_at_the_source_key_frames(tmp_path):
     assert bone.translation_keys["frame"].tolist() == list(range(11))
 
 
+def test_u3d_bones_keep_each_their_own_key_frames(tmp_path):
+    """Bones are sampled and thinned together: each still gets the keys of its own channels."""
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d import parse_bytes
+    sc = _rig_scene()
+    sc.armatures[0].bones += [Bone("mid", 0), Bone("tip", 1), Bone("still", 0)]
+    q = np.array([[1.0, 0, 0, 0], [1.0, 0, 0, 0], [np.cos(0.002), np.sin(0.002), 0, 0]])    # held, then a turn
+    sc.animations[0].channels = [
+        Channel(0, "location", F[[0, 4, 10]], np.array([[0.0, 0, 0], [4, 0, 0], [4, 0, 3]]), bone="root"),
+        Channel(0, "location", F[[0, 5, 10]], np.array([[0.0, 0, 0], [0, 5, 0], [0, 10, 0]]), bone="mid"),
+        Channel(0, "rotation_quaternion", F[[0, 5, 10]], q, bone="mid"),   # small: the slerp replays it
+        Channel(0, "location", F[[0, 5, 10]], np.array([[0.0, 0, 0], [1, 2, 0], [0, 0, 3]]), bone="tip",
+                interpolation="BEZIER"),                                  # a curve U3D cannot play
+        Channel(0, "location", F[[0, 10]], np.array([[0.0, 0, 1], [0, 0, 1]]), bone="still")]
+    save(sc, tmp_path / "k.u3d")
+    bones = {b.name: b for b in parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones}
+    assert bones["root"].translation_keys["frame"].tolist() == [0, 4, 10]
+    assert bones["mid"].translation_keys["frame"].tolist() == [0, 10]      # 5 is the line between them
+    assert bones["mid"].rotation_keys["frame"].tolist() == [0, 5, 10]
+    assert bones["tip"].translation_keys["frame"].tolist() == list(range(11))
+    assert bones["still"].translation_keys["frame"].tolist() == [0]
+    assert bones["root"].rotation_keys["frame"].tolist() == [0]
+
+
 def test_u3d_read_and_written_again_keeps_its_bone_key_frames(tmp_path):
     from addon.codec.errors import Warnings
     from addon.codec.formats.ultimate3d import parse_bytes

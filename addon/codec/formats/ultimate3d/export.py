@@ -85,9 +85,8 @@ class _Exporter:
         parent_rest = np.stack([rest[b.parent] if b.parent >= 0 else np.eye(4) for b in arm.bones]) \
             if arm.bones else np.zeros((0, 4, 4))
         rest_locals = np.linalg.inv(parent_rest) @ np.stack(rest[:len(arm.bones)]) if arm.bones else []
-        for i, b in enumerate(arm.bones):
-            rest_local = rest_locals[i]
-            keys = bone_keys(self.sc, self.arm, b.name, rest_local, self.line)
+        every_keys = bone_keys(self.sc, self.arm, [b.name for b in arm.bones], rest_locals, self.line)
+        for i, (b, keys) in enumerate(zip(arm.bones, every_keys)):
             pairs = appended.get(i, [])
             out.append(Bone(i_bone=i, name=file_bone_name(b.name, b.extras),
                             i_parent=0xFFFFFFFF if b.parent < 0 else b.parent,

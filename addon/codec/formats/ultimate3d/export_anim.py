@@ -15,7 +15,7 @@ from ... import animation, axes
 from ...scene import Animation, Mesh as SMesh, Scene
 from ...errors import UnsupportedFeature, Warnings
 from .model import ROT_KEY, SCALE_KEY
-from .transforms import SWAP, quat_from_blender, sample_quats, sample_vectors
+from .transforms import SWAP, quat_from_blender
 from .validate import MAX_FRAMES
 
 @dataclass
@@ -59,32 +59,152 @@ def timeline(scene: Scene) -> Timeline:
     return Timeline(parts, max(int(last), 0))
 
 
-def _keys(dtype, frames: np.ndarray, values: np.ndarray, source: np.ndarray, rotation: bool = False) -> np.ndarray:
-    """Keys at the source's key frames when U3D's interpolation (linear; slerp for rotations) of them
-    replays every frame; else one key per frame; one key when nothing changes."""
-    if len(values) and np.all(values == values[0]):
-        frames, values = frames[:1], values[:1]     # constant: one key says it all
-    elif 1 < len(source) <= len(frames):
-        tolerance = 1e-5 * max(1.0, float(np.abs(values).max()))
-        # a key on every frame replays them all by itself
-        if len(source) == len(frames) or _replays(source, values, 0, len(values), rotation, tolerance):
-            keep = _thin(list(source), values, rotation, tolerance)
-            frames, values = frames[keep], values[keep]
-    out = np.zeros(len(frames), dtype)
-    out["frame"], out["value"] = frames, values
+def bone_keys(scene: Scene, arm_node: int, bones: list[str], rest_locals: np.ndarray, line: Timeline) -> list[tuple]:
+    """-> one (scaling, translation, rotation) triple of key arrays per bone: at the channels' own key
+    frames where they replay the motion, else at every integer frame. All bones are sampled at once."""
+    if not bones:
+        return []
+
+    def local(anim, frames):
+        chans = _bone_channels(anim, arm_node)
+        t = np.zeros((len(frames), len(bones), 3))
+        q = np.tile([1.0, 0.0, 0.0, 0.0], (len(frames), len(bones), 1))
+        s = np.ones((len(frames), len(bones), 3))
+        for b, name in enumerate(bones):
+            if chans.get(name):
+                t[:, b], q[:, b], s[:, b] = animation.trs(chans[name], frames)
+        lt, lq, ls = axes.decompose(rest_locals @ axes.compose(t, q, s))      # key = rest_local @ pose basis
+        return np.concatenate([lt, lq, ls], -1).reshape(len(frames), -1)
+    v = local(None, np.zeros(1)) if not line.parts else line.sample(local, 10 * len(bones))
+    v = v.reshape(len(v), len(bones), 10)
+    lt, lq, ls = v[..., :3], animation.continuous(v[..., 3:7]), v[..., 7:]
+    src = _source_frames(line, arm_node, bones)
+    return list(zip(_keys(SCALE_KEY, ls[..., SWAP].astype(np.float32), src),
+                    _keys(SCALE_KEY, lt[..., SWAP].astype(np.float32), src),
+                    _keys(ROT_KEY, quat_from_blender(lq).astype(np.float32), src, rotation=True)))
+
+
+def _bone_channels(anim: Animation | None, target: int) -> dict[str, dict]:
+    """bone -> its channels by path (animation.channel_map for every bone in one pass)."""
+    out: dict[str, dict] = {}
+    for c in anim.channels if anim is not None else []:
+        if c.target == target and len(c.frames):
+            out.setdefault(c.bone, {})[c.path] = c
     return out
 
 
-def _replays(keys, values: np.ndarray, lo: int, hi: int, rotation: bool, tolerance: float) -> bool:
-    """Does U3D's interpolation of `values` at frames `keys` give values[lo:hi]?"""
-    keys = np.asarray(keys, np.int64)
-    at = np.arange(lo, hi, dtype=np.float64)
+def _source_frames(line: Timeline, arm_node: int, bones: list[str]) -> list[np.ndarray]:
+    """For each bone, the file frames where its channels have keys, and each animation's first and
+    last frame; none (bake every frame) where a key sits between frames."""
+    ends = [np.array([first, first + len(frames) - 1], np.int64) for _, first, frames in line.parts]
+    found: dict[str, list] = {name: list(ends) for name in bones}
+    for anim, first, frames in line.parts:
+        for name, chans in _bone_channels(anim, arm_node).items():
+            if name not in found or found[name] is None:
+                continue
+            for c in chans.values():
+                f = np.asarray(c.frames, np.float64)
+                inside = f[(f >= frames[0]) & (f <= frames[-1])]
+                if np.any(inside != np.round(inside)):
+                    found[name] = None
+                    break
+                found[name].append((inside - frames[0] + first).astype(np.int64))
+    return [np.unique(np.concatenate(found[n])) if found[n] else np.zeros(0, np.int64) for n in bones]
+
+
+def _keys(dtype, values: np.ndarray, sources: list[np.ndarray], rotation: bool = False) -> list[np.ndarray]:
+    """(T, B, D) values of B bones -> each bone's keys: at its source's key frames when U3D's
+    interpolation (linear; slerp for rotations) of them replays every frame; else one key per frame;
+    one key when nothing changes."""
+    n_frames = len(values)
+    frames = np.arange(n_frames, dtype=np.uint32)
+    still = np.all(values == values[:1], axis=(0, 2))
+    tolerance = 1e-5 * np.fmax(1.0, np.abs(values).max(axis=(0, 2)).astype(np.float64))
+    # a key on every frame replays them all by itself; fewer are checked, every bone at once
+    check = [b for b, src in enumerate(sources) if not still[b] and 1 < len(src) < n_frames]
+    replays = dict(zip(check, _replays_all([sources[b] for b in check], values[:, check], rotation,
+                                           tolerance[check])))
+    thin = [b for b, src in enumerate(sources) if not still[b] and 1 < len(src) <= n_frames
+            and (len(src) == n_frames or replays[b])]
+    between = dict(zip(thin, _between_all([sources[b] for b in thin], values[:, thin], rotation)))
+    out = []
+    for b, src in enumerate(sources):
+        f, v = frames, values[:, b]
+        if still[b]:
+            f, v = f[:1], v[:1]         # constant: one key says it all
+        elif b in between:
+            keep = _thin(src, v, rotation, float(tolerance[b]), between[b])
+            f, v = f[keep], v[keep]
+        keys = np.zeros(len(f), dtype)
+        keys["frame"], keys["value"] = f, v
+        out.append(keys)
+    return out
+
+
+def _replays_all(sources: list[np.ndarray], values: np.ndarray, rotation: bool, tolerance: np.ndarray) -> np.ndarray:
+    """(B,) bool: does U3D's interpolation of each bone's (T, B, D) `values` at its `sources` frames
+    give all its frames? The bones lie one after another on one axis, each held at its own ends."""
+    n, count = len(sources), len(values)
+    if not n:
+        return np.zeros(0, bool)
+    per_bone = values.transpose(1, 0, 2).astype(np.float64)             # (B, T, D)
+    offset = np.arange(n) * count
+    keys = np.concatenate([s + o for s, o in zip(sources, offset)])
+    kv = _unit_keys(per_bone.reshape(-1, per_bone.shape[2])[keys], rotation)
+    keys = keys.astype(np.float64)
+    last = np.cumsum([len(s) for s in sources]) - 1
+    first = last - np.array([len(s) for s in sources]) + 1
+    at = np.clip(np.arange(count, dtype=np.float64)[None] + offset[:, None], keys[first, None], keys[last, None])
+    i1 = np.clip(np.searchsorted(keys, at, side="right"), (first + 1)[:, None], last[:, None])
+    replay = _interpolate(at[..., None], keys[i1 - 1][..., None], keys[i1][..., None], kv[i1 - 1], kv[i1], rotation)
     if rotation:
-        replay = sample_quats(keys.astype(np.float64), values[keys], at)
-        replay *= np.where(np.sum(replay * values[lo:hi], 1, keepdims=True) < 0, -1.0, 1.0)
-    else:
-        replay = sample_vectors(keys.astype(np.float64), values[keys], at, values[0])
-    return np.allclose(replay, values[lo:hi], atol=tolerance)
+        replay *= np.where(np.sum(replay * per_bone, -1, keepdims=True) < 0, -1.0, 1.0)
+    with np.errstate(invalid="ignore"):      # np.allclose, each bone with its own tolerance
+        close = (np.abs(replay - per_bone) <= tolerance[:, None, None] + 1e-5 * np.abs(per_bone)) \
+            | (replay == per_bone)
+    return close.all(axis=(1, 2))
+
+
+def _span_replays(values: np.ndarray, a: int, b: int, rotation: bool, tolerance: float) -> bool:
+    """Does U3D's interpolation between the keys at frames a < b give every frame between?"""
+    want = values[a:b + 1]
+    v = _unit_keys(values[[a, b]].astype(np.float64), rotation)
+    replay = _interpolate(np.arange(a, b + 1, dtype=np.float64)[:, None], float(a), float(b), v[:1], v[1:], rotation)
+    if rotation:
+        replay *= np.where(np.sum(replay * want, 1, keepdims=True) < 0, -1.0, 1.0)
+    return np.allclose(replay, want, atol=tolerance)
+
+
+def _unit_keys(v: np.ndarray, rotation: bool) -> np.ndarray:
+    """Rotation keys as the file plays them: unit, a zero one no rotation (transforms.sample_quats)."""
+    if not rotation:
+        return v
+    norm = np.linalg.norm(v, axis=-1, keepdims=True)
+    return np.where(norm > 1e-12, v / np.where(norm > 1e-12, norm, 1.0), [0.0, 0.0, 0.0, 1.0])
+
+
+def _interpolate(at, k0, k1, v0: np.ndarray, v1: np.ndarray, rotation: bool) -> np.ndarray:
+    """U3D's interpolation between keys (k0, v0) and (k1, v1) at frames `at` inside them, with the
+    arithmetic of transforms.sample_quats (slerp) and of the np.interp in sample_vectors."""
+    span = k1 - k0
+    if rotation:
+        t = np.where(span > 0, (at - k0) / np.where(span > 0, span, 1.0), 0.0)
+        d = np.sum(v0 * v1, -1, keepdims=True)
+        v1 = np.where(d < 0, -v1, v1)
+        theta = np.arccos(np.clip(np.abs(d), -1.0, 1.0))
+        s = np.sin(theta)
+        small = s < 1e-6
+        wa = np.where(small, 1.0 - t, np.sin((1.0 - t) * theta) / np.where(small, 1.0, s))
+        wb = np.where(small, t, np.sin(t * theta) / np.where(small, 1.0, s))
+        out = wa * v0 + wb * v1
+        return out / np.linalg.norm(out, axis=-1, keepdims=True)
+    with np.errstate(all="ignore"):
+        slope = (v1 - v0) / span
+        out = slope * (at - k0) + v0
+        if np.isnan(out).any():            # np.interp tries from the other end, then a flat piece
+            other = slope * (at - k1) + v1
+            out = np.where(np.isnan(out), np.where(np.isnan(other) & (v0 == v1), v0, other), out)
+    return np.where(at == k0, v0, np.where(at == k1, v1, out))
 
 
 def _between(keys: np.ndarray, values: np.ndarray, rotation: bool) -> np.ndarray:
@@ -106,20 +226,41 @@ def _between(keys: np.ndarray, values: np.ndarray, rotation: bool) -> np.ndarray
     return np.abs(q - values[k]).max(1)
 
 
-def _thin(keep: list[int], values: np.ndarray, rotation: bool, tolerance: float) -> list[int]:
+def _between_all(sources: list[np.ndarray], values: np.ndarray, rotation: bool) -> list[np.ndarray]:
+    """_between of each bone's keys in its (T, B, D) values, every bone at once (one after another on
+    one axis; the triples that straddle two bones are dropped)."""
+    if not sources:
+        return []
+    flat = values.transpose(1, 0, 2).reshape(-1, values.shape[2])
+    keys = np.concatenate([s + j * len(values) for j, s in enumerate(sources)])
+    errors = _between(keys, flat, rotation) if len(keys) > 2 else np.zeros(0)
+    starts = np.cumsum([0] + [len(s) for s in sources])
+    return [errors[p:p + len(s) - 2] if len(s) > 2 else np.zeros(0) for p, s in zip(starts, sources)]
+
+
+def _thin(keep: np.ndarray, values: np.ndarray, rotation: bool, tolerance: float, between: np.ndarray) -> np.ndarray:
     """Drop the keys that interpolation between the kept ones replays (e.g. the in-betweens an import
     added where Blender's linear quaternions would leave the file's slerp). From each kept key, the
     farthest next key that replays everything between is found by galloping; a key its two
-    neighbours do not replay is kept without a test, so curved motion costs one vectorised pass."""
+    neighbours do not replay (`between`: _between of the keys) is kept without a test, so curved
+    motion costs one vectorised pass."""
+    keep = np.asarray(keep, np.int64)
     if len(keep) < 3:
         return keep
-    maybe = np.r_[False, _between(np.asarray(keep), values, rotation) <= tolerance, False]
-    out, i, last = [keep[0]], 0, len(keep) - 1
+    maybe = np.r_[False, between <= tolerance, False]
+    tested = np.flatnonzero(maybe)
+    out, i, last = [0], 0, len(keep) - 1
 
     def ok(j: int) -> bool:
-        return _replays([keep[i], keep[j]], values, keep[i], keep[j] + 1, rotation, tolerance)
+        return _span_replays(values, int(keep[i]), int(keep[j]), rotation, tolerance)
 
     while i < last:
+        # up to the next key worth a test, each next key is kept as it is
+        nxt = tested[np.searchsorted(tested, i + 1)] if len(tested) and tested[-1] > i else last + 1
+        if nxt > i + 1:
+            out += range(i + 1, min(nxt, last + 1))
+            i = min(nxt, last + 1) - 1
+            continue
         good, step = i + 1, 1                   # the next key: replayed (the whole set replays)
         while maybe[good] and good + step <= last and ok(good + step):
             good, step = good + step, step * 2
@@ -127,42 +268,9 @@ def _thin(keep: list[int], values: np.ndarray, rotation: bool, tolerance: float)
         while maybe[good] and bad - good > 1:   # the farthest good one below the first bad one
             mid = (good + bad) // 2
             good, bad = (mid, bad) if ok(mid) else (good, mid)
-        out.append(keep[good])
+        out.append(good)
         i = good
-    return out
-
-
-def _source_frames(line: Timeline, arm_node: int, bone: str) -> np.ndarray:
-    """File frames where the bone's channels have keys, and each animation's first and last frame."""
-    out = set()
-    for anim, first, frames in line.parts:
-        out |= {first, first + len(frames) - 1}
-        for c in animation.channel_map(anim, arm_node, bone).values():
-            f = np.asarray(c.frames, np.float64)
-            inside = f[(f >= frames[0]) & (f <= frames[-1])]
-            if np.any(inside != np.round(inside)):
-                return np.zeros(0, np.int64)              # keys between frames: bake every frame
-            out |= set((inside - frames[0] + first).astype(np.int64).tolist())
-    return np.array(sorted(out), np.int64)
-
-
-def bone_keys(scene: Scene, arm_node: int, bone: str, rest_local: np.ndarray, line: Timeline):
-    """-> (scaling, translation, rotation) key arrays: at the channels' own key frames where they
-    replay the motion, else at every integer frame."""
-    def local(anim, frames):
-        lt, lq, ls = axes.decompose(rest_local @ axes.compose(*animation.trs(
-            animation.channel_map(anim, arm_node, bone), frames)))      # key = rest_local @ pose basis
-        return np.hstack([lt, lq, ls])
-    if not line.parts:
-        v = local(None, np.zeros(1))
-    else:
-        v = line.sample(local, 10)
-    lt, lq, ls = v[:, :3], animation.continuous(v[:, 3:7]), v[:, 7:]
-    f = np.arange(len(v), dtype=np.uint32)
-    src = _source_frames(line, arm_node, bone)
-    return (_keys(SCALE_KEY, f, ls[:, SWAP].astype(np.float32), src),
-            _keys(SCALE_KEY, f, lt[:, SWAP].astype(np.float32), src),
-            _keys(ROT_KEY, f, quat_from_blender(lq).astype(np.float32), src, rotation=True))
+    return keep[out]
 
 
 def shape_key_frames(scene: Scene, node: int, sm: SMesh, line: Timeline) -> list[np.ndarray] | None:
