@@ -159,10 +159,7 @@ def _replays_all(sources: list[np.ndarray], values: np.ndarray, rotation: bool, 
     replay = _interpolate(at[..., None], keys[i1 - 1][..., None], keys[i1][..., None], kv[i1 - 1], kv[i1], rotation)
     if rotation:
         replay *= np.where(np.sum(replay * per_bone, -1, keepdims=True) < 0, -1.0, 1.0)
-    with np.errstate(invalid="ignore"):      # np.allclose, each bone with its own tolerance
-        close = (np.abs(replay - per_bone) <= tolerance[:, None, None] + 1e-5 * np.abs(per_bone)) \
-            | (replay == per_bone)
-    return close.all(axis=(1, 2))
+    return _close(replay, per_bone, tolerance[:, None, None], axis=(1, 2))
 
 
 def _span_replays(values: np.ndarray, a: int, b: int, rotation: bool, tolerance: float) -> bool:
@@ -172,7 +169,13 @@ def _span_replays(values: np.ndarray, a: int, b: int, rotation: bool, tolerance:
     replay = _interpolate(np.arange(a, b + 1, dtype=np.float64)[:, None], float(a), float(b), v[:1], v[1:], rotation)
     if rotation:
         replay *= np.where(np.sum(replay * want, 1, keepdims=True) < 0, -1.0, 1.0)
-    return np.allclose(replay, want, atol=tolerance)
+    return _close(replay, want, tolerance)
+
+
+def _close(replay: np.ndarray, want: np.ndarray, tolerance, axis=None):
+    """np.allclose(replay, want, atol=tolerance), with one tolerance per bone, without its overhead."""
+    with np.errstate(invalid="ignore"):
+        return ((np.abs(replay - want) <= tolerance + 1e-5 * np.abs(want)) | (replay == want)).all(axis=axis)
 
 
 def _unit_keys(v: np.ndarray, rotation: bool) -> np.ndarray:
