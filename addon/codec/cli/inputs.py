@@ -2,9 +2,9 @@
 
 Folders are walked recursively and globs expanded; extensions match in any
 case. A file that is only read through another of its set (an Unreal
-`_a.3d` or `.uc`) is not a source of its own when found by a walk: the set's
-`_d.3d` stands for it. Named explicitly, any file of a set is accepted, and
-one set is converted once.
+`_a.3d` or `.uc`, a UNIGINE `.anim` beside its `.mesh`) is not a source of its
+own when found by a walk: the set's `_d.3d` or the `.mesh` stands for it.
+Named explicitly, any file of a set is accepted, and one set is converted once.
 """
 from __future__ import annotations
 

@@ -56,6 +56,17 @@ def _encode_mesh(m: MeshFile, target: Path) -> dict[Path, bytes]:
     return out
 
 
+def mesh_partner(path: Path) -> bool:
+    """An .anim beside the .mesh it belongs to (X.anim or X_<name>.anim beside X.mesh, any case), as
+    _encode_mesh writes them: in a folder walk the mesh stands for it, not an input of its own."""
+    stem = Path(path).stem.lower()
+    try:
+        meshes = [p.stem.lower() for p in Path(path).parent.iterdir() if p.suffix.lower() == ".mesh"]
+    except OSError:
+        return False
+    return any(stem == m or stem.startswith(m + "_") for m in meshes)
+
+
 def rest_from_mesh(path: str | Path, warnings: Warnings) -> tuple[dict[str, np.ndarray], dict[str, str | None]]:
     """Parent-local bind matrices by bone name, and each bone's parent name, from a .mesh's bind pose."""
     m = read_mesh(Path(path).read_bytes(), Warnings())
@@ -95,5 +106,6 @@ FORMAT = [
         name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
         read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},
         to_scene=_anim_to_scene, from_scene=scene_to_anim,
-        import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode()),
+        import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode(),
+        partner=mesh_partner),
 ]
