@@ -177,9 +177,18 @@ def test_unigine_anims_beside_their_mesh_are_its_partners_and_a_lone_anim_still_
     records = {Path(r["input"]).name: r for r in json.loads(report.read_text())}
     assert set(records) == {"tube_skinned.mesh", "tube_bend.anim"}
     assert records["tube_skinned.mesh"]["status"] == "ok" and code == 1
+    assert {w for w in records["tube_skinned.mesh"]["warnings"] if "beside it" in w} == {
+        f"{n} beside it is not read with it: convert or import it on its own"
+        for n in ("TUBE_SKINNED.ANIM", "tube_skinned_bend.anim")}
     assert "only animation ('bend') and no mesh" in records["tube_bend.anim"]["error"]
     (src / "tube/tube_bend.anim").rename(src / "lone/tube_bend.anim")
     code, io = convert(src / "tube", "--to", "3ds", "-d", tmp_path / "out2", capsys=capsys)
     assert code == 0, io.err
     code, io = convert(src / "lone", "--to", "unigine-anim", "-d", tmp_path / "out3", capsys=capsys)
     assert code == 0 and (tmp_path / "out3/tube_bend.anim").is_file()    # a target that holds it
+    # named on its own, a partner converts alone; a check of the tree still reads every .anim
+    code, io = convert(src / "tube/tube_skinned_bend.anim", "--to", "unigine-anim", "-d", tmp_path / "out4",
+                       capsys=capsys)
+    assert code == 0 and (tmp_path / "out4/tube_skinned_bend.anim").is_file()
+    assert main(["check", str(src)]) == 0
+    assert "4 files: 4 identical" in capsys.readouterr().err               # the mesh and its three .anim

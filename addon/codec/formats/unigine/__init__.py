@@ -56,15 +56,20 @@ def _encode_mesh(m: MeshFile, target: Path) -> dict[Path, bytes]:
     return out
 
 
-def mesh_partner(path: Path) -> bool:
-    """An .anim beside the .mesh it belongs to (X.anim or X_<name>.anim beside X.mesh, any case), as
-    _encode_mesh writes them: in a folder walk the mesh stands for it, not an input of its own."""
-    stem = Path(path).stem.lower()
+def partner_anims(mesh: Path) -> list[Path]:
+    """The .anim files beside a .mesh that belong to it, as _encode_mesh writes them: X.anim and
+    X_<name>.anim beside X.mesh, any case; an .anim that fits two meshes (a, a_b) is the longer one's."""
     try:
-        meshes = [p.stem.lower() for p in Path(path).parent.iterdir() if p.suffix.lower() == ".mesh"]
+        files = sorted(Path(mesh).parent.iterdir())
     except OSError:
-        return False
-    return any(stem == m or stem.startswith(m + "_") for m in meshes)
+        return []
+    meshes = [p.stem.lower() for p in files if p.suffix.lower() == ".mesh"]
+
+    def owner(anim: str) -> str:
+        return max((m for m in meshes if anim == m or anim.startswith(m + "_")), key=len, default="")
+
+    own = Path(mesh).stem.lower()
+    return [p for p in files if p.suffix.lower() == ".anim" and owner(p.stem.lower()) == own]
 
 
 def rest_from_mesh(path: str | Path, warnings: Warnings) -> tuple[dict[str, np.ndarray], dict[str, str | None]]:
@@ -101,11 +106,11 @@ FORMAT = [
     FormatSpec(
         name="unigine-mesh", label="UNIGINE Mesh", extensions=(".mesh",), sniff=_sniff(MESH_MAGIC[:2]),
         read=_read_mesh, encode=_encode_mesh, to_scene=mesh_to_scene, from_scene=scene_to_mesh,
-        import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode()),
+        import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode(),
+        companions=partner_anims),
     FormatSpec(
         name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
         read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},
         to_scene=_anim_to_scene, from_scene=scene_to_anim,
-        import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode(),
-        partner=mesh_partner),
+        import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode()),
 ]
