@@ -376,10 +376,14 @@ def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) ->
 
 def corner_angles(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
     """(C,) the angle of each triangle corner (Blender weights face normals by it)."""
-    p = np.take(np.asarray(positions, np.float32), tris, axis=0)           # (F, 3 corners, 3)
-    to_next = unit((np.roll(p, -1, axis=1) - p).reshape(-1, 3))
-    to_prev = unit((np.roll(p, 1, axis=1) - p).reshape(-1, 3))
-    return np.arccos(np.clip(np.einsum("ij,ij->i", to_next, to_prev), -1.0, 1.0))
+    p = np.asarray(positions, np.float32)
+    a, b, c = (np.take(p, tris[:, k], axis=0) for k in range(3))
+    ab, bc, ca = unit(b - a), unit(c - b), unit(a - c)          # each side once, not twice per corner
+    cos = np.empty((len(tris), 3), np.float32)
+    cos[:, 0] = -np.einsum("ij,ij->i", ab, ca)                  # at a: towards b and towards c (-ca)
+    cos[:, 1] = -np.einsum("ij,ij->i", bc, ab)
+    cos[:, 2] = -np.einsum("ij,ij->i", ca, bc)
+    return np.arccos(np.clip(cos.ravel(), -1.0, 1.0))
 
 
 def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarray, flat: np.ndarray,
@@ -393,9 +397,9 @@ def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarra
     join = (~sharp[edges.a] & ~flat[face_of[edges.a]] & ~flat[face_of[edges.b]] & ~edges.flipped
             & edges.manifold)
     labels = fan_labels(n, edges, join)
-    rows = np.repeat(fn, 3, axis=0)
+    rows = np.repeat(unit(fn) if by_angle else fn, 3, axis=0)
     if by_angle:
-        rows = unit(rows) * corner_angles(positions, tris)[:, None].astype(np.float32)
+        rows *= corner_angles(positions, tris)[:, None].astype(np.float32)
     acc = np.empty((n, 3), np.float32)
     for k in range(3):
         acc[:, k] = np.bincount(labels, rows[:, k], minlength=n)
