@@ -158,8 +158,9 @@ def fan_labels(n_corners: int, e: Edges, join: np.ndarray | None = None) -> np.n
     if e.manifold[sel].all():
         # each corner meets at most one corner across its own edge and one across the edge
         # before it: two gathers per round instead of a scatter
-        own = np.arange(n_corners)
-        before = np.arange(n_corners)
+        idx = np.int32 if n_corners < 2 ** 31 else np.int64     # int32: half the memory traffic per round
+        own = np.arange(n_corners, dtype=idx)
+        before = np.arange(n_corners, dtype=idx)
         own[a] = np.where(fl, b, bn)
         own[b] = np.where(fl, a, an)
         before[an] = np.where(fl, bn, b)
@@ -215,10 +216,14 @@ def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
-    label = np.minimum(np.arange(len(p)), np.minimum(p, q))
+    label = np.minimum(np.arange(len(p), dtype=p.dtype), np.minimum(p, q))
+    lp, lq = np.empty_like(label), np.empty_like(label)
     while True:
-        nxt = np.minimum(label, np.minimum(label[p], label[q]))
-        nxt = nxt[nxt]                                  # jump: a root's label is its own minimum
+        np.take(label, p, out=lp)
+        np.take(label, q, out=lq)
+        np.minimum(lp, lq, out=lp)
+        np.minimum(label, lp, out=lp)
+        nxt = lp[lp]                                    # jump: a root's label is its own minimum
         if np.array_equal(nxt, label):
             return label
         label = nxt
