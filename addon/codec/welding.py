@@ -158,8 +158,9 @@ def fan_labels(n_corners: int, e: Edges, join: np.ndarray | None = None) -> np.n
     if e.manifold[sel].all():
         # each corner meets at most one corner across its own edge and one across the edge
         # before it: two gathers per round instead of a scatter
-        own = np.arange(n_corners)
-        before = np.arange(n_corners)
+        idx = np.int32 if n_corners < 2 ** 31 else np.int64     # int32: half the memory traffic per round
+        own = np.arange(n_corners, dtype=idx)
+        before = np.arange(n_corners, dtype=idx)
         own[a] = np.where(fl, b, bn)
         own[b] = np.where(fl, a, an)
         before[an] = np.where(fl, bn, b)
@@ -215,10 +216,14 @@ def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
-    label = np.minimum(np.arange(len(p)), np.minimum(p, q))
+    label = np.minimum(np.arange(len(p), dtype=p.dtype), np.minimum(p, q))
+    lp, lq = np.empty_like(label), np.empty_like(label)
     while True:
-        nxt = np.minimum(label, np.minimum(label[p], label[q]))
-        nxt = nxt[nxt]                                  # jump: a root's label is its own minimum
+        np.take(label, p, out=lp)
+        np.take(label, q, out=lq)
+        np.minimum(lp, lq, out=lp)
+        np.minimum(label, lp, out=lp)
+        nxt = lp[lp]                                    # jump: a root's label is its own minimum
         if np.array_equal(nxt, label):
             return label
         label = nxt
@@ -376,10 +381,14 @@ def mixed_corners(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray) ->
 
 def corner_angles(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
     """(C,) the angle of each triangle corner (Blender weights face normals by it)."""
-    p = np.take(np.asarray(positions, np.float32), tris, axis=0)           # (F, 3 corners, 3)
-    to_next = unit((np.roll(p, -1, axis=1) - p).reshape(-1, 3))
-    to_prev = unit((np.roll(p, 1, axis=1) - p).reshape(-1, 3))
-    return np.arccos(np.clip(np.einsum("ij,ij->i", to_next, to_prev), -1.0, 1.0))
+    p = np.asarray(positions, np.float32)
+    a, b, c = (np.take(p, tris[:, k], axis=0) for k in range(3))
+    ab, bc, ca = unit(b - a), unit(c - b), unit(a - c)          # each side once, not twice per corner
+    cos = np.empty((len(tris), 3), np.float32)
+    cos[:, 0] = -np.einsum("ij,ij->i", ab, ca)                  # at a: towards b and towards c (-ca)
+    cos[:, 1] = -np.einsum("ij,ij->i", bc, ab)
+    cos[:, 2] = -np.einsum("ij,ij->i", ca, bc)
+    return np.arccos(np.clip(cos.ravel(), -1.0, 1.0))
 
 
 def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarray, flat: np.ndarray,
@@ -393,9 +402,9 @@ def sharp_edge_normals(positions: np.ndarray, tris: np.ndarray, sharp: np.ndarra
     join = (~sharp[edges.a] & ~flat[face_of[edges.a]] & ~flat[face_of[edges.b]] & ~edges.flipped
             & edges.manifold)
     labels = fan_labels(n, edges, join)
-    rows = np.repeat(fn, 3, axis=0)
+    rows = np.repeat(unit(fn) if by_angle else fn, 3, axis=0)
     if by_angle:
-        rows = unit(rows) * corner_angles(positions, tris)[:, None].astype(np.float32)
+        rows *= corner_angles(positions, tris)[:, None].astype(np.float32)
     acc = np.empty((n, 3), np.float32)
     for k in range(3):
         acc[:, k] = np.bincount(labels, rows[:, k], minlength=n)
