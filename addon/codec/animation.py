@@ -277,6 +277,30 @@ def is_animated(scene: Scene) -> bool:
 
 
 MAX_FRAMES = 1_048_574          # Blender's last frame: no animation plays longer
+MAX_BAKED_SPAN = 20_000         # whole frames one channel is baked over; more comes from a key frame a file made up
+
+
+def bake_frames(keys) -> np.ndarray:
+    """Frames to sample a channel on when its keys must be replaced by one key per frame: every whole
+    frame from its first key on, for at most MAX_BAKED_SPAN frames, then its own key frames only (so a
+    lying key frame costs a key, not gigabytes; warn_cut says so)."""
+    f = np.asarray(keys, np.float64).reshape(-1)
+    f = f[np.isfinite(f)]
+    if not len(f):
+        return np.zeros(1)
+    lo, hi = np.floor(f.min()), np.ceil(f.max())
+    whole = np.arange(lo, min(hi, lo + MAX_BAKED_SPAN) + 1)
+    return np.union1d(whole, f[f > whole[-1]])
+
+
+def warn_cut(keys, what: str, warnings) -> None:
+    """The one warning for a channel bake_frames did not sample frame by frame to its last key."""
+    f = np.asarray(keys, np.float64).reshape(-1)
+    f = f[np.isfinite(f)]
+    if len(f) and np.ceil(f.max()) - np.floor(f.min()) > MAX_BAKED_SPAN:
+        lo = np.floor(f.min())
+        warnings.warn(f"{what} has keys from frame {lo:g} to {f.max():g}; after frame {lo + MAX_BAKED_SPAN:g} "
+                      f"it is written at its own keys only (at most {MAX_BAKED_SPAN} frames are baked per channel)")
 
 
 def frame_span(anim: Animation) -> tuple[int, int]:
