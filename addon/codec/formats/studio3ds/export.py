@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ... import animation
+from ... import animation, axes
 from ...errors import Warnings
 from ...scene import Animation, Channel, Node, Scene
 from . import ids
@@ -205,7 +205,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         if i in targets:
             continue                            # written with its camera or light
         pid, pworld, pflip = parent_of(i)
-        local = np.linalg.inv(pworld) @ worlds_3ds[i]
+        local = axes.inverse_or_identity(pworld) @ worlds_3ds[i]
         ch = mirror_channels(channels.get(i, {}), pflip, i in flipped)
         if ch and not np.allclose(node.matrix_parent_inverse, np.eye(4)):
             warnings.warn(f"node {node.name!r}: animation under a parent inverse matrix is written as is")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...axes import inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
 from .frames import lay_out, positions, takes
@@ -145,7 +146,8 @@ def merge(scene: Scene, options, warnings: Warnings) -> Merged:
     ref = reference(pairs)
     ref_node, ref_mesh = pairs[ref]
     mode, todo = takes(scene, pairs, options, warnings)
-    to_ref = np.linalg.inv(scene.world_matrix(ref_node)) if ref_node >= 0 else np.eye(4)
+    to_ref = inverse_or_identity(scene.world_matrix(ref_node), warnings, f"object {scene.nodes[ref_node].name!r}") \
+        if ref_node >= 0 else np.eye(4)
     skins = skin_numbers(scene, [m for _, m in pairs], warnings)
     corners, uvs, values, per_mesh = [], [], [], []
     offset = 0
