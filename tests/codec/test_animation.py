@@ -218,3 +218,16 @@ def test_an_object_scaled_to_zero_exports_without_a_singular_inverse(tmp_path, f
         assert np.isfinite(m.positions).all()
     if file == "x_d.3d":     # the merge places every object relative to the first: one line says why
         assert sum("'Body' has a zero or non-finite scale" in w for w in warnings) == 1
+
+
+def test_an_unreal_take_longer_than_the_format_holds_is_refused_before_it_is_baked(tmp_path, monkeypatch):
+    from addon.codec.errors import UnsupportedFeature
+    from addon.codec.formats.unreal import merge
+
+    def baked(*args):
+        raise AssertionError("frames were baked before the count was checked")
+    monkeypatch.setattr(merge, "positions", baked)
+    sc = _box_scene()
+    sc.animations[0].frame_end = 70_000                 # a 3DS segment can claim this in a few bytes
+    with pytest.raises(UnsupportedFeature, match="has 70001 frames; the format holds at most 65535"):
+        save(sc, tmp_path / "x_d.3d")
