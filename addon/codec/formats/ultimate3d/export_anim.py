@@ -153,8 +153,8 @@ def bone_keys(scene: Scene, arm_node: int, bone: str, rest_local: np.ndarray, li
         lt, lq, ls = axes.decompose(rest_local @ axes.compose(*animation.trs(
             animation.channel_map(anim, arm_node, bone), frames)))      # key = rest_local @ pose basis
         return np.hstack([lt, lq, ls])
-    if not line.parts:
-        v = local(None, np.zeros(1))
+    if not any(animation.moves(anim, arm_node, bone) for anim, _, _ in line.parts):
+        v = local(None, np.zeros(1))            # still: one key, however long the timeline
     else:
         v = line.sample(local, 10)
     lt, lq, ls = v[:, :3], animation.continuous(v[:, 3:7]), v[:, 7:]
