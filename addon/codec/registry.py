@@ -34,6 +34,9 @@ class FormatSpec:
     # for folder trees: the name a file's set goes by, and whether a file is only read through another
     set_name: Callable[[Path], str] = field(default=lambda p: p.name[:p.name.rfind(".")] if "." in p.name else p.name)
     partner: Callable[[Path], bool] = field(default=lambda p: False)
+    # files of the set that its read does not take in (UNIGINE .anim beside the .mesh): not converted on their
+    # own in a tree, though each still reads and checks alone
+    companions: Callable[[Path], list[Path]] = field(default=lambda p: [])
     main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
     # the files a write to main_output always makes: all must be newer than the inputs to be up to date
     written: Callable[[Path], list[Path]] = field(default=lambda p: [p])

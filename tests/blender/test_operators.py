@@ -71,14 +71,25 @@ def test_file_handlers_cover_every_extension(lgf):
 
 
 def test_operator_properties_match_options_dataclasses(lgf):
+    from importlib import import_module
+    rules = import_module(f"{lgf.__name__}.codec.option_rules")
+    choices, bounds = rules.choices, rules.bounds
     classes = [c for c in _operator_classes(lgf) if getattr(c, "options_class", None)]
     assert len(classes) >= 2
     for cls in classes:
         mod, name = cls.bl_idname.split(".")
         props = getattr(getattr(bpy.ops, mod), name).get_rna_type().properties
+        allowed = choices(cls.options_class)
         for f in dataclasses.fields(cls.options_class):
             assert f.name in props, f"{cls.bl_idname} lacks property {f.name!r} of {cls.options_class.__name__}"
             prop = props[f.name]
+            if f.name in allowed:       # the dataclass's Literal is the one list of choices
+                assert tuple(i.identifier for i in prop.enum_items) == allowed[f.name], f"{cls.bl_idname}.{f.name}"
+            lo, hi = bounds(f)
+            if lo is not None:
+                assert prop.hard_min == pytest.approx(lo), f"{cls.bl_idname}.{f.name} min"
+            if hi is not None:
+                assert prop.hard_max == pytest.approx(hi), f"{cls.bl_idname}.{f.name} max"
             default = prop.default_flag if getattr(prop, "is_enum_flag", False) else getattr(prop, "default", None)
             if getattr(prop, "is_array", False) or default is None:
                 continue

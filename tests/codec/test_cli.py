@@ -65,6 +65,42 @@ def test_mistyped_option_is_an_error_listing_the_valid_ones(tmp_path):
     assert not (tmp_path / "x.u3d").exists()
 
 
+@pytest.mark.parametrize("src,to,pair,allowed", [
+    (CUBE, "u3d", "normals=FOO", "SHARP_EDGES|EXACT|KEEP"),
+    (CUBE, "unreal", "variant=foo", "AS_IMPORTED|STANDARD|DEUS_EX"),
+    (CUBE, "unreal", "sequence_source=frames", "ANIMATIONS|MARKERS|ALL"),
+    (CUBE, "u3d", "version=3.0", "2.0|1.0"),
+    (CUBE, "unreal", "scale=-1", ">= 0.0"),
+    (CUBE, "3ds", "name_limit=20", "10 to 16"),
+    (CUBE, "unigine-mesh", "surfaces_from=faces", "MATERIAL|OBJECT"),
+])
+def test_a_value_outside_the_declared_choices_is_a_usage_error_before_any_file(tmp_path, src, to, pair, allowed):
+    tree = tmp_path / "in"
+    tree.mkdir()
+    for i in range(2):
+        (tree / f"c{i}.3ds").write_bytes(src.read_bytes())
+    out = run("convert", tree, "--to", to, "-d", tmp_path / "out", "-o", pair)
+    assert out.returncode == 2, out
+    assert len(out.stderr.strip().splitlines()) == 1 and allowed in out.stderr and "Traceback" not in out.stderr
+    assert out.stdout == "" and not (tmp_path / "out").exists()
+
+
+def test_choices_match_case_insensitively_and_keep_their_declared_spelling():
+    from addon.codec.formats.studio3ds.options import ImportOptions
+    assert parse_options(["normals=keep"], [ImportOptions]) == {"normals": "KEEP"}
+    assert parse_options(["variant=deus_ex", "scale=0"], [UnrealExport]) == {"variant": "DEUS_EX", "scale": 0.0}
+
+
+def test_allowed_values_are_declared_once_in_the_dataclasses():
+    from typing import get_args
+    from addon.codec.formats.studio3ds.meshbuild import NORMAL_MODES
+    from addon.codec.option_rules import Normals, choices
+    from addon.codec.registry import registered_formats
+    assert NORMAL_MODES == get_args(Normals)
+    for name in ("3ds", "u3d", "unigine-mesh"):
+        assert choices(registered_formats()[name].import_options)["normals"] == get_args(Normals)
+
+
 def test_false_is_false(tmp_path):
     out = run("convert", CUBE, tmp_path / "cube_d.3d", "-o", "write_uc=False")
     assert out.returncode == 0, out.stderr
@@ -131,3 +167,6 @@ def test_formats_lists_extensions_holdings_and_typed_options(capsys):
     assert main(["formats"]) == 0
     text = capsys.readouterr().out
     assert "unreal: Unreal Engine 1 vertex mesh (.3d, .uc)" in text and "write_uc=true  (bool)" in text
+    assert "variant=AS_IMPORTED  (str: AS_IMPORTED|STANDARD|DEUS_EX)" in text and "scale=1.0  (float: >= 0.0)" in text
+    variant = {o["name"]: o for o in d["unreal"]["export_options"]}["variant"]
+    assert variant["choices"] == ["AS_IMPORTED", "STANDARD", "DEUS_EX"]

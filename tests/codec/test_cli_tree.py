@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -161,3 +162,33 @@ def test_a_set_with_a_deleted_partner_output_is_not_up_to_date(tmp_path, capsys)
     anims[0].unlink()
     code, io = convert(src / "ships", "--to", "unreal", "-d", out, "--overwrite", capsys=capsys)
     assert code == 0 and anims[0].exists() and io.out.count("up to date: ") == len(anims) - 1
+
+
+def test_unigine_anims_beside_their_mesh_are_its_partners_and_a_lone_anim_still_fails(tmp_path, capsys):
+    from tests.conftest import ASSETS
+    src, out, report = tmp_path / "src", tmp_path / "out", tmp_path / "report.json"
+    (src / "tube").mkdir(parents=True)
+    (src / "lone").mkdir()
+    shutil.copy2(ASSETS / "unigine/tube_skinned.mesh", src / "tube/tube_skinned.mesh")
+    for partner in ("tube_skinned_bend.anim", "TUBE_SKINNED.ANIM"):      # X_<name>.anim and X.anim, any case
+        shutil.copy2(ASSETS / "unigine/tube_bend.anim", src / "tube" / partner)
+    shutil.copy2(ASSETS / "unigine/tube_bend.anim", src / "tube/tube_bend.anim")   # not this mesh's prefix
+    code, io = convert(src / "tube", "--to", "3ds", "-d", out, "--report", report, capsys=capsys)
+    records = {Path(r["input"]).name: r for r in json.loads(report.read_text())}
+    assert set(records) == {"tube_skinned.mesh", "tube_bend.anim"}
+    assert records["tube_skinned.mesh"]["status"] == "ok" and code == 1
+    assert {w for w in records["tube_skinned.mesh"]["warnings"] if "beside it" in w} == {
+        f"{n} beside it is not read with it: convert or import it on its own"
+        for n in ("TUBE_SKINNED.ANIM", "tube_skinned_bend.anim")}
+    assert "only animation ('bend') and no mesh" in records["tube_bend.anim"]["error"]
+    (src / "tube/tube_bend.anim").rename(src / "lone/tube_bend.anim")
+    code, io = convert(src / "tube", "--to", "3ds", "-d", tmp_path / "out2", capsys=capsys)
+    assert code == 0, io.err
+    code, io = convert(src / "lone", "--to", "unigine-anim", "-d", tmp_path / "out3", capsys=capsys)
+    assert code == 0 and (tmp_path / "out3/tube_bend.anim").is_file()    # a target that holds it
+    # named on its own, a partner converts alone; a check of the tree still reads every .anim
+    code, io = convert(src / "tube/tube_skinned_bend.anim", "--to", "unigine-anim", "-d", tmp_path / "out4",
+                       capsys=capsys)
+    assert code == 0 and (tmp_path / "out4/tube_skinned_bend.anim").is_file()
+    assert main(["check", str(src)]) == 0
+    assert "4 files: 4 identical" in capsys.readouterr().err               # the mesh and its three .anim

@@ -127,7 +127,7 @@ def cmd_convert(args) -> int:
         if args.to is None:
             raise UsageError("-d OUTDIR needs --to FORMAT")
         to = _target(args.to)
-        found, missing = inputs.gather(args.sources, args.outdir)
+        found, missing = inputs.gather(args.sources, args.outdir, convert=True)
         plans = inputs.plan(found, to, args.outdir)
     options = parse_options(args.option, _all_option_classes({p.source.spec for p in plans}, to))
     tree = args.to is not None

@@ -26,7 +26,8 @@ def as_text() -> str:
                 continue
             lines.append(f"  {kind} options:")
             for o in opts:
-                lines.append(f"    {o.name}={show_default(o.default)}  ({o.type})  {o.help}".rstrip())
+                kind_of = f"{o.type}: {o.allowed()}" if o.allowed() else o.type
+                lines.append(f"    {o.name}={show_default(o.default)}  ({kind_of})  {o.help}".rstrip())
     return "\n".join(lines)
 
 
@@ -37,7 +38,8 @@ def as_json() -> str:
             "label": spec.label, "extensions": list(spec.extensions),
             "holds": [k for k in FEATURES if k in HOLDS.get(name, ())],
             **{f"{kind}_options": [{"name": o.name, "type": o.type, "default": show_default(o.default),
-                                    "help": o.help} for o in describe(cls)]
+                                    "help": o.help, "choices": list(o.choices), "min": o.minimum,
+                                    "max": o.maximum} for o in describe(cls)]
                for kind, cls in _option_sets(spec)},
         }
     return json.dumps(out, indent=1)
@@ -45,11 +47,12 @@ def as_json() -> str:
 
 def options_markdown() -> str:
     """The README's options reference."""
-    lines = ["| format | side | option | type | default | meaning |", "|---|---|---|---|---|---|"]
+    lines = ["| format | side | option | type | allowed | default | meaning |", "|---|---|---|---|---|---|---|"]
     for name, spec in sorted(registered_formats().items()):
         for kind, cls in _option_sets(spec):
             for o in describe(cls):
-                lines.append(f"| {name} | {kind} | `{o.name}` | {o.type} | `{show_default(o.default)}` | "
+                lines.append(f"| {name} | {kind} | `{o.name}` | {o.type} | {o.allowed(', ') or 'any'} | "
+                             f"`{show_default(o.default)}` | "
                              f"{o.help.replace('|', '/')} |")
     return "\n".join(lines)
 

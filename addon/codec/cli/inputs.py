@@ -3,8 +3,9 @@
 Folders are walked recursively and globs expanded; extensions match in any
 case. A file that is only read through another of its set (an Unreal
 `_a.3d` or `.uc`) is not a source of its own when found by a walk: the set's
-`_d.3d` stands for it. Named explicitly, any file of a set is accepted, and
-one set is converted once.
+`_d.3d` stands for it. A UNIGINE `.anim` beside its `.mesh` is not converted on
+its own either (the mesh's record names it), though `check` reads it alone.
+Named explicitly, any file of a set is accepted, and one set is converted once.
 """
 from __future__ import annotations
 
@@ -39,11 +40,14 @@ def _walk(root: Path, skip: Path | None):
             yield Path(folder) / name
 
 
-def gather(args: list[str], outdir: Path | None = None) -> tuple[list[Source], list[str]]:
-    """The sources, in a stable order, and the arguments that name nothing (nothing under `outdir`)."""
+def gather(args: list[str], outdir: Path | None = None, convert: bool = False) -> tuple[list[Source], list[str]]:
+    """The sources, in a stable order, and the arguments that name nothing (nothing under `outdir`).
+
+    convert: also leave out the companions of a set found in the same walk (a check reads each alone)."""
     skip = outdir.resolve() if outdir is not None else None
     found: list[Source] = []
     missing: list[str] = []
+    named: set[Path] = set()
 
     def add_tree(root: Path, base: Path | None = None):
         base = base or root              # mirrored from here: a folder matched by a glob keeps its own name
@@ -62,6 +66,7 @@ def gather(args: list[str], outdir: Path | None = None) -> tuple[list[Source], l
                 missing.append(f"{arg}: no format reads {p.suffix or p.name!r}")
             else:
                 found.append(Source(p, Path(), spec))
+                named.add(p.resolve())
         elif glob.has_magic(arg):
             parts = Path(arg).parts
             fixed = next(i for i, part in enumerate(parts) if glob.has_magic(part))
@@ -76,6 +81,10 @@ def gather(args: list[str], outdir: Path | None = None) -> tuple[list[Source], l
                 missing.append(f"{arg}: matches no file")
         else:
             missing.append(f"{arg}: no such file or folder")
+    if convert:
+        # found by a walk or glob beside its set's main file, a companion goes with it; named, it converts alone
+        taken = {c.resolve() for s in found for c in s.spec.companions(s.path)} - named
+        found = [s for s in found if s.path.resolve() not in taken]
     return _one_per_set(found), missing
 
 

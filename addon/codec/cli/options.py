@@ -1,13 +1,16 @@
 """`-o NAME=VALUE` options, checked against the formats' option dataclasses.
 
-Every value is parsed to the type of its field's default; an unknown name or
-a value that does not parse is a UsageError with one line to show.
+Every value is parsed to the type of its field's default and checked against
+the choices or bounds the dataclass declares (option_rules); an unknown name or
+a value that does not parse or is not allowed is a UsageError with one line to show.
 """
 from __future__ import annotations
 
 import inspect
 import re
 from dataclasses import MISSING, dataclass, fields
+
+from ..option_rules import bounds, choices
 
 TRUE = ("true", "yes", "on", "1")
 FALSE = ("false", "no", "off", "0")
@@ -23,6 +26,20 @@ class OptionField:
     type: str          # bool, int, float, str, set
     default: object
     help: str
+    choices: tuple = ()            # the only values allowed (a Literal annotation)
+    minimum: float | None = None   # inclusive bounds of a number
+    maximum: float | None = None
+
+    def allowed(self, sep: str = "|") -> str:
+        """What the values may be, for `lgf formats`, the README and errors ("" = any of its type)."""
+        if self.type == "set" and self.default:      # a non-empty default holds every choice
+            return "any of " + sep.join(sorted(self.default))
+        if self.choices:
+            return sep.join(map(str, self.choices))
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None:
+            return f"{lo} to {hi}"
+        return f">= {lo}" if lo is not None else f"<= {hi}" if hi is not None else ""
 
 
 def _default(f):
@@ -50,8 +67,9 @@ def _comments(cls: type) -> dict[str, str]:
 
 
 def describe(cls: type) -> list[OptionField]:
-    notes = _comments(cls)
-    return [OptionField(f.name, _type_name(_default(f)), _default(f), notes.get(f.name, ""))
+    notes, allowed = _comments(cls), choices(cls)
+    return [OptionField(f.name, _type_name(_default(f)), _default(f), notes.get(f.name, ""),
+                        allowed.get(f.name, ()), *bounds(f))
             for f in fields(cls)]
 
 
@@ -64,6 +82,19 @@ def show_default(value) -> str:
 
 
 def parse_value(field: OptionField, raw: str):
+    value = _parse_type(field, raw)
+    if field.choices:
+        by_text = {str(c).upper(): c for c in field.choices}
+        if str(value).upper() not in by_text:
+            raise UsageError(f"option {field.name}: {raw!r} is not one of {field.allowed()}")
+        return by_text[str(value).upper()]
+    lo, hi = field.minimum, field.maximum
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise UsageError(f"option {field.name}: {raw!r} is out of range (allowed: {field.allowed()})")
+    return value
+
+
+def _parse_type(field: OptionField, raw: str):
     low = raw.strip().lower()
     if field.type == "bool":
         if low in TRUE:

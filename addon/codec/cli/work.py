@@ -56,7 +56,9 @@ def convert_job(job: dict) -> dict:
                 if p.exists():
                     raise Refused(f"refusing to overwrite {p}, which exists (use --overwrite)")
         written = write_atomically(files)
-        rec.update(status="ok", outputs=[str(p) for p in written], warnings=list(scene.warnings) + warnings,
+        left = [f"{c.name} beside it is not read with it: convert or import it on its own"
+                for c in spec.companions(src)]
+        rec.update(status="ok", outputs=[str(p) for p in written], warnings=list(scene.warnings) + warnings + left,
                    losses=losses(scene, job["to"]))
     except Exception as e:     # noqa: BLE001  a bad file is reported and the batch goes on
         rec["error"] = _describe(e)

@@ -6,16 +6,19 @@ with an X flip, as lib3ds does), so the face order is kept as stored.
 """
 from __future__ import annotations
 
+from typing import get_args
+
 import numpy as np
 
 from ... import axes, welding
 from ...errors import Warnings
+from ...option_rules import Normals
 from ...scene import Mesh
 from ...smoothing import smooth_normals
 from . import ids
 from .model import Chunk
 
-NORMAL_MODES = ("SHARP_EDGES", "EXACT", "KEEP")
+NORMAL_MODES = get_args(Normals)
 
 
 def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, path: str) -> np.ndarray:

@@ -4,7 +4,9 @@ User axes and global scale are applied by the Blender side, not here.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from ...option_rules import Normals
 
 
 @dataclass(frozen=True)
@@ -19,13 +21,13 @@ class ImportOptions:
     # SHARP_EDGES: welded vertices, smoothing groups as sharp edges and flat faces (Blender's own
     # smoothing); EXACT: welded, the groups' normals as custom normals; KEEP: the file's vertices
     # as stored (cut at UV seams) with custom normals
-    normals: str = "SHARP_EDGES"           # SHARP_EDGES, EXACT or KEEP: welded with sharp edges, welded with custom normals, as stored
+    normals: Normals = "SHARP_EDGES"           # welded with sharp edges, welded with custom normals, or as stored
 
 
 @dataclass(frozen=True)
 class ExportOptions:
     use_keyframes: bool = True             # write animation tracks, not just frame-0 keys
-    name_limit: int = 10                   # 10 (classic 3DS) or 16 characters for object/material names
+    name_limit: int = field(default=10, metadata={"min": 10, "max": 16})  # longest object/material name: 10 (classic 3DS) to 16
     texture_names_83: bool = False         # write texture file names as 8.3
     use_hierarchy: bool = True             # write the keyframer hierarchy
     master_scale: float = 1.0              # value written to 0x0100

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...axes import apply_points, inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
+from ...option_rules import choices
 from ...scene import Mesh as SMesh, Scene
 from .convert_v1 import to_v1
 from .crypto import password_key
@@ -301,8 +302,9 @@ def build(scene: Scene, v1: bool, warnings: Warnings) -> Model:
 
 def from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Model | ModelV1:
     version = {"1": "1.0", "2": "2.0"}.get(str(options.version).strip(), str(options.version).strip())
-    if version not in ("2.0", "1.0"):     # (the command line may pass the number 1.0)
-        raise UnsupportedFeature(f"unknown .u3d version {options.version!r}: use '2.0' or '1.0'")
+    allowed = choices(ExportOptions)["version"]
+    if version not in allowed:            # (a script may pass the number 1.0)
+        raise UnsupportedFeature(f"unknown .u3d version {options.version!r}: use {' or '.join(map(repr, allowed))}")
     v1 = version == "1.0"
     if v1 and options.password:
         raise UnsupportedFeature("only .u3d v2.0 files can be encrypted; v1.0 encryption is undocumented")

@@ -56,6 +56,22 @@ def _encode_mesh(m: MeshFile, target: Path) -> dict[Path, bytes]:
     return out
 
 
+def partner_anims(mesh: Path) -> list[Path]:
+    """The .anim files beside a .mesh that belong to it, as _encode_mesh writes them: X.anim and
+    X_<name>.anim beside X.mesh, any case; an .anim that fits two meshes (a, a_b) is the longer one's."""
+    try:
+        files = sorted(Path(mesh).parent.iterdir())
+    except OSError:
+        return []
+    meshes = [p.stem.lower() for p in files if p.suffix.lower() == ".mesh"]
+
+    def owner(anim: str) -> str:
+        return max((m for m in meshes if anim == m or anim.startswith(m + "_")), key=len, default="")
+
+    own = Path(mesh).stem.lower()
+    return [p for p in files if p.suffix.lower() == ".anim" and owner(p.stem.lower()) == own]
+
+
 def rest_from_mesh(path: str | Path, warnings: Warnings) -> tuple[dict[str, np.ndarray], dict[str, str | None]]:
     """Parent-local bind matrices by bone name, and each bone's parent name, from a .mesh's bind pose."""
     m = read_mesh(Path(path).read_bytes(), Warnings())
@@ -90,7 +106,8 @@ FORMAT = [
     FormatSpec(
         name="unigine-mesh", label="UNIGINE Mesh", extensions=(".mesh",), sniff=_sniff(MESH_MAGIC[:2]),
         read=_read_mesh, encode=_encode_mesh, to_scene=mesh_to_scene, from_scene=scene_to_mesh,
-        import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode()),
+        import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode(),
+        companions=partner_anims),
     FormatSpec(
         name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
         read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},

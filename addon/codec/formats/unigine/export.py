@@ -11,6 +11,7 @@ import numpy as np
 
 from ...axes import inverse_or_identity
 from ...errors import FormatError, Warnings
+from ...option_rules import choices
 from ...scene import Mesh, Scene
 from . import bounds, tangent
 from .export_anim import armature_bones, build_tracks
@@ -217,8 +218,9 @@ def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list
 
 
 def scene_to_mesh(scene: Scene, opts: ExportOptions, warnings: Warnings) -> MeshFile:
-    if opts.surfaces_from not in ("MATERIAL", "OBJECT"):
-        raise FormatError(f"surfaces_from must be MATERIAL or OBJECT, not {opts.surfaces_from!r}")
+    allowed = choices(ExportOptions)["surfaces_from"]
+    if opts.surfaces_from not in allowed:
+        raise FormatError(f"surfaces_from must be one of {', '.join(allowed)}, not {opts.surfaces_from!r}")
     m = MeshFile()
     arm_index, arm_node, bones, bind, bone_map = armature_bones(scene, warnings)
     if len(bones) > MAX_BONES:

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+from ...option_rules import Normals
 
 
 @dataclass(frozen=True)
@@ -10,14 +13,14 @@ class ImportOptions:
 
     one_object_per_surface: bool = False   # a Mesh per surface instead of one Mesh with a slot per surface
     fps: float = 30.0                      # the files store no frame rate
-    normals: str = "SHARP_EDGES"           # SHARP_EDGES, EXACT or KEEP: welded with sharp edges, welded with custom normals, as stored
+    normals: Normals = "SHARP_EDGES"           # welded with sharp edges, welded with custom normals, or as stored
 
 
 @dataclass(frozen=True)
 class ExportOptions:
     """.mesh export."""
 
-    surfaces_from: str = "MATERIAL"        # MATERIAL: a surface per material; OBJECT: a surface per mesh object
+    surfaces_from: Literal["MATERIAL", "OBJECT"] = "MATERIAL"      # MATERIAL: a surface per material; OBJECT: a surface per mesh object
     embed_animations: bool = False         # actions inside the .mesh; otherwise beside it as <name>.anim
 
 
