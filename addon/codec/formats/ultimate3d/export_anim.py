@@ -153,8 +153,10 @@ def bone_keys(scene: Scene, arm_node: int, bone: str, rest_local: np.ndarray, li
         lt, lq, ls = axes.decompose(rest_local @ axes.compose(*animation.trs(
             animation.channel_map(anim, arm_node, bone), frames)))      # key = rest_local @ pose basis
         return np.hstack([lt, lq, ls])
-    if not any(animation.moves(anim, arm_node, bone) for anim, _, _ in line.parts):
-        v = local(None, np.zeros(1))            # still: one key, however long the timeline
+    still = [local(anim, frames[:1]) for anim, _, frames in line.parts
+             if all(np.all(c.values == c.values[0]) for c in animation.channel_map(anim, arm_node, bone).values())]
+    if len(still) == len(line.parts) and all(np.array_equal(x, still[0]) for x in still):
+        v = still[0] if still else local(None, np.zeros(1))     # one key, however long the timeline
     else:
         v = line.sample(local, 10)
     lt, lq, ls = v[:, :3], animation.continuous(v[:, 3:7]), v[:, 7:]
