@@ -214,13 +214,13 @@ def skinned(scene: Scene, anim: Animation | None, node: int, mesh: Mesh, positio
     for i in _parents_first([b.parent for b in bones]):      # a few bones: one step each
         p = bones[i].parent if bones[i].parent in posed_yet else -1      # a cycle's parent counts as none
         posed_yet.add(i)
-        local = rest[i] if p < 0 else np.linalg.inv(rest[p]) @ rest[i]
+        local = rest[i] if p < 0 else axes.inverse_or_identity(rest[p]) @ rest[i]
         posed[:, i] = (local if p < 0 else posed[:, p] @ local) @ basis[:, i]
     # mesh space -> armature space -> posed -> back to mesh space
     mesh_world = scene.world_matrix(node)
     arm_world = scene.world_matrix(arm_node) if arm_node >= 0 else np.eye(4)
-    to_arm = np.linalg.inv(arm_world) @ mesh_world
-    deform = np.linalg.inv(to_arm) @ posed @ np.linalg.inv(rest) @ to_arm        # (T, B, 4, 4)
+    to_arm = axes.inverse_or_identity(arm_world) @ mesh_world
+    deform = axes.inverse_or_identity(to_arm) @ posed @ axes.inverse_or_identity(rest) @ to_arm        # (T, B, 4, 4)
     joints = np.clip(skin.joints, 0, max(len(bones) - 1, 0))
     w = np.where(skin.joints >= 0, skin.weights, 0.0).astype(np.float64)
     total = w.sum(1, keepdims=True)
@@ -266,7 +266,7 @@ def mesh_frames(scene: Scene, anim: Animation | None, node: int, at) -> np.ndarr
     if mesh.skin is not None and 0 <= mesh.skin.armature < len(scene.armatures):
         out = skinned(scene, anim, node, mesh, out, at)
     world = world_matrices(scene, anim, node, at)
-    rel = np.linalg.inv(scene.world_matrix(node)) @ world
+    rel = axes.inverse_or_identity(scene.world_matrix(node)) @ world
     if not np.allclose(rel, np.eye(4), atol=1e-7):
         out = (np.einsum("fij,fvj->fvi", rel[:, :3, :3], out) + rel[:, None, :3, 3]).astype(np.float32)
     return out
@@ -277,6 +277,30 @@ def is_animated(scene: Scene) -> bool:
 
 
 MAX_FRAMES = 1_048_574          # Blender's last frame: no animation plays longer
+MAX_BAKED_SPAN = 20_000         # whole frames one channel is baked over; more comes from a key frame a file made up
+
+
+def bake_frames(keys) -> np.ndarray:
+    """Frames to sample a channel on when its keys must be replaced by one key per frame: every whole
+    frame from its first key on, for at most MAX_BAKED_SPAN frames, then its own key frames only (so a
+    lying key frame costs a key, not gigabytes; warn_cut says so)."""
+    f = np.asarray(keys, np.float64).reshape(-1)
+    f = f[np.isfinite(f)]
+    if not len(f):
+        return np.zeros(1)
+    lo, hi = np.floor(f.min()), np.ceil(f.max())
+    whole = np.arange(lo, min(hi, lo + MAX_BAKED_SPAN) + 1)
+    return np.union1d(whole, f[f > whole[-1]])
+
+
+def warn_cut(keys, what: str, warnings) -> None:
+    """The one warning for a channel bake_frames did not sample frame by frame to its last key."""
+    f = np.asarray(keys, np.float64).reshape(-1)
+    f = f[np.isfinite(f)]
+    if len(f) and np.ceil(f.max()) - np.floor(f.min()) > MAX_BAKED_SPAN:
+        lo = np.floor(f.min())
+        warnings.warn(f"{what} has keys from frame {lo:g} to {f.max():g}; after frame {lo + MAX_BAKED_SPAN:g} "
+                      f"it is written at its own keys only (at most {MAX_BAKED_SPAN} frames are baked per channel)")
 
 
 def frame_span(anim: Animation) -> tuple[int, int]:

@@ -208,14 +208,17 @@ def decompose(m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return t, matrix_to_quat(r), s
 
 
-def inverse_or_identity(m) -> np.ndarray:
-    """Inverses of (..., 4, 4) matrices; one a file made singular or non-finite (a zero or NaN
-    scale) gives the identity instead of a LinAlgError."""
+def inverse_or_identity(m, warnings=None, what: str = "") -> np.ndarray:
+    """Inverses of (..., N, N) matrices; one a file or a scene made singular or non-finite (a zero or
+    NaN scale) gives the identity instead of a LinAlgError, with one warning about `what` when given."""
     m = np.asarray(m, np.float64)
-    flat = m.reshape(-1, 4, 4)
-    out = np.tile(np.eye(4), (len(flat), 1, 1))
+    n = m.shape[-1] if m.ndim >= 2 else 4
+    flat = m.reshape(-1, n, n)
+    out = np.tile(np.eye(n), (len(flat), 1, 1))
     with np.errstate(all="ignore"):
         ok = np.isfinite(flat).all(axis=(-2, -1)) & (np.abs(np.linalg.det(np.nan_to_num(flat))) > 1e-30)
     if ok.any():
         out[ok] = np.linalg.inv(flat[ok])
+    if warnings is not None and not ok.all():
+        warnings.warn(f"{what} has a zero or non-finite scale: it is placed as if it had none")
     return out.reshape(m.shape)

@@ -6,6 +6,7 @@ from bpy_extras.io_utils import orientation_helper
 
 from .. import bridge
 from ..bridge.animation_build import build_animations
+from ..codec.axes import inverse_or_identity
 from ..codec.errors import CodecError, Warnings
 from ..codec.formats.unigine.options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
 from ..codec.formats.unigine.scene import rebase_animations
@@ -70,7 +71,7 @@ def _rest_local(arm) -> dict:
     for b in arm.data.bones:
         m = np.array(b.matrix_local, np.float64)
         if b.parent is not None:
-            m = np.linalg.inv(np.array(b.parent.matrix_local, np.float64)) @ m
+            m = inverse_or_identity(np.array(b.parent.matrix_local, np.float64)) @ m
         out[b.name] = m
     return out
 

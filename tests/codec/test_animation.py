@@ -212,3 +212,46 @@ def test_a_range_that_lies_is_refused_before_any_frame_is_allocated(tmp_path, fi
     with pytest.raises(UnsupportedFeature, match="frames reach at most"):
         save(sc, tmp_path / file, **({"embed_animations": True} if file.endswith(".mesh") else {}))
     assert not (tmp_path / file).exists()
+
+
+def test_bake_frames_is_every_frame_up_to_the_limit_then_the_keys():
+    from addon.codec.animation import MAX_BAKED_SPAN, bake_frames
+    np.testing.assert_array_equal(bake_frames([2.0, 5.5]), [2, 3, 4, 5, 6])
+    lying = bake_frames([0.0, 7.0, 4e9])                  # a u32 key frame a damaged file made up
+    assert len(lying) == MAX_BAKED_SPAN + 2 and lying[-1] == 4e9 and 7.0 in lying
+
+
+def test_a_3ds_key_frame_that_lies_is_written_at_its_keys_with_one_warning(tmp_path):
+    sc = _box_scene()
+    sc.animations[0].channels[0] = Channel(0, "location", np.array([0.0, 5, 4e9]),
+                                           np.array([[0.0, 0, 0], [5, 0, 0], [7, 0, 0]]), interpolation="BEZIER")
+    warnings = save(sc, tmp_path / "box.3ds")
+    assert (tmp_path / "box.3ds").stat().st_size < 2_000_000          # every frame to 4e9: ~64 GB
+    assert sum("'Box' location has keys from frame 0 to 4e+09; after frame 20000" in w for w in warnings) == 1
+    ch = next(c for c in load(tmp_path / "box.3ds").animations[0].channels if c.path == "location")
+    np.testing.assert_allclose(evaluate(ch, [0, 5, 4e9])[:, 0], [0, 5, 7], atol=1e-3)
+
+
+@pytest.mark.parametrize("file", ["x_d.3d", "x.3ds", "x.u3d", "x.mesh"])
+def test_an_object_scaled_to_zero_exports_without_a_singular_inverse(tmp_path, file):
+    sc = _rig_scene()
+    for n in sc.nodes:
+        n.matrix = np.diag([0.0, 0.0, 0.0, 1.0])
+    warnings = save(sc, tmp_path / file)
+    for m in load(tmp_path / file).meshes:
+        assert np.isfinite(m.positions).all()
+    if file == "x_d.3d":     # the merge places every object relative to the first: one line says why
+        assert sum("'Body' has a zero or non-finite scale" in w for w in warnings) == 1
+
+
+def test_an_unreal_take_longer_than_the_format_holds_is_refused_before_it_is_baked(tmp_path, monkeypatch):
+    from addon.codec.errors import UnsupportedFeature
+    from addon.codec.formats.unreal import merge
+
+    def baked(*args):
+        raise AssertionError("frames were baked before the count was checked")
+    monkeypatch.setattr(merge, "positions", baked)
+    sc = _box_scene()
+    sc.animations[0].frame_end = 70_000                 # a 3DS segment can claim this in a few bytes
+    with pytest.raises(UnsupportedFeature, match="has 70001 frames; the format holds at most 65535"):
+        save(sc, tmp_path / "x_d.3d")

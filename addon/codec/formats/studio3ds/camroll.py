@@ -24,7 +24,6 @@ from .keyframer import KfNode, node_trs
 from .tcb import track_curve
 
 LINEAR_TOLERANCE = 2e-3       # degrees: a sampled roll this close to a straight line is written as two keys
-MAX_BAKED_FRAMES = 20000      # beyond this (a damaged frame number), the orientation is set at the keys only
 
 
 def target_axes(pos, target, roll_deg) -> np.ndarray:
@@ -75,7 +74,7 @@ def orient_target(nodes: list[KfNode], i: int, j: int, cam: Node, target: Node, 
     lo, hi = np.floor(keys.min()), np.ceil(keys.max())
     if not (animate and moving and hi > lo):
         ts = np.zeros(1)
-    elif hi - lo < MAX_BAKED_FRAMES:
+    elif hi - lo < animation.MAX_BAKED_SPAN:
         ts = np.arange(lo, hi + 1)
     else:
         ts = keys

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from ... import animation, axes
 from ...errors import Warnings
 from ...scene import Animation, Channel, Node, Scene
 from . import ids
@@ -174,6 +175,9 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
                                limit, warnings, "object", taken)
     obj_names = {i: nm for i, nm in zip(owners, owner_names)}
     anim = timeline_animation(scene, warnings) if options.use_keyframes else None
+    for c in anim.channels if anim is not None else []:
+        if c.interpolation != "LINEAR" and not c.bone and 0 <= c.target < len(scene.nodes):   # baked by playable
+            animation.warn_cut(c.frames, f"{scene.nodes[c.target].name!r} {c.path}", warnings)
     channels = _channels(anim)
     kf_nodes: list[Chunk] = []
     kf_id: dict[int, int] = {}                 # scene node -> keyframer id of its (first) node
@@ -201,7 +205,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         if i in targets:
             continue                            # written with its camera or light
         pid, pworld, pflip = parent_of(i)
-        local = np.linalg.inv(pworld) @ worlds_3ds[i]
+        local = axes.inverse_or_identity(pworld) @ worlds_3ds[i]
         ch = mirror_channels(channels.get(i, {}), pflip, i in flipped)
         if ch and not np.allclose(node.matrix_parent_inverse, np.eye(4)):
             warnings.warn(f"node {node.name!r}: animation under a parent inverse matrix is written as is")

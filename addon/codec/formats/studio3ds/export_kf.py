@@ -71,11 +71,11 @@ def _stored_tcb(node: Node | None, cid: int, n: int) -> np.ndarray | None:
 def playable(ch: Channel, node: Node | None, cid: int) -> Channel:
     """Keys that 3DS plays as the channel plays: LINEAR keys as they are (written with continuity -1,
     a straight line), keys whose TCB curve (the file's own values, or the defaults) replays the
-    channel; anything else (Blender's Bezier handles, steps) one key per frame from codec.animation."""
+    channel; anything else (Blender's Bezier handles, steps) one key per frame from codec.animation (bake_frames)."""
     if ch.interpolation == "LINEAR":
         return ch
     f = np.asarray(ch.frames, np.float64)
-    frames = np.arange(np.floor(f.min()), np.ceil(f.max()) + 1)
+    frames = animation.bake_frames(f)
     want = animation.evaluate(ch, frames)
     tcb = _stored_tcb(node, cid, len(f))
     if tcb is not None and cid != ids.ROT_TRACK and len(f) == len(np.unique(np.round(f))):

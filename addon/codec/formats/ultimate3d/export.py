@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 
-from ...axes import apply_points
+from ...axes import apply_points, inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
 from ...option_rules import choices
 from ...scene import Mesh as SMesh, Scene
@@ -85,7 +85,7 @@ class _Exporter:
         out = []
         parent_rest = np.stack([rest[b.parent] if b.parent >= 0 else np.eye(4) for b in arm.bones]) \
             if arm.bones else np.zeros((0, 4, 4))
-        rest_locals = np.linalg.inv(parent_rest) @ np.stack(rest[:len(arm.bones)]) if arm.bones else []
+        rest_locals = inverse_or_identity(parent_rest) @ np.stack(rest[:len(arm.bones)]) if arm.bones else []
         every_keys = bone_keys(self.sc, self.arm, [b.name for b in arm.bones], rest_locals, self.line)
         for i, (b, keys) in enumerate(zip(arm.bones, every_keys)):
             pairs = appended.get(i, [])
@@ -194,7 +194,7 @@ class _Exporter:
             index = len(out)
             out.append(base)
             if bone >= 0:     # MeshToWorld = MeshToBone * BoneToWorld (row vectors)
-                appended.setdefault(bone, []).append((index, np.linalg.inv(rest[bone]) @ matrix))
+                appended.setdefault(bone, []).append((index, inverse_or_identity(rest[bone]) @ matrix))
             if frames_total > 1:
                 tweening |= bool(sm.extras.get("u3d_vertex_tweening", True))
                 for f in range(1, frames_total):
@@ -267,7 +267,7 @@ def build(scene: Scene, v1: bool, warnings: Warnings) -> Model:
     nsw, frames, tweening = 0, 1, 0
     if is_skinned:
         meshes, nsw = ex.skinned(rest, layout)
-        inverse = np.linalg.inv(np.stack(rest)) if len(rest) else []     # all at once: one LAPACK call
+        inverse = inverse_or_identity(np.stack(rest)) if len(rest) else []     # all at once: one LAPACK call
         for b in range(len(rest)):    # skinning: every bone holds the one mesh, MeshToBone = inverse bind
             appended[b] = [(0, inverse[b])]
     else:

@@ -75,13 +75,33 @@ def bone_keys(scene: Scene, arm_node: int, bones: list[str], rest_locals: np.nda
                 t[:, b], q[:, b], s[:, b] = animation.trs(chans[name], frames)
         lt, lq, ls = axes.decompose(rest_locals @ axes.compose(t, q, s))      # key = rest_local @ pose basis
         return np.concatenate([lt, lq, ls], -1).reshape(len(frames), -1)
-    v = local(None, np.zeros(1)) if not line.parts else line.sample(local, 10 * len(bones))
+    if not line.parts or _holds_one_pose(line, arm_node):
+        # one key, however long the timeline claims to be (a lying range must not be sampled)
+        v = local(line.parts[0][0] if line.parts else None, np.zeros(1))
+    else:
+        v = line.sample(local, 10 * len(bones))
     v = v.reshape(len(v), len(bones), 10)
     lt, lq, ls = v[..., :3], animation.continuous(v[..., 3:7]), v[..., 7:]
     src = _source_frames(line, arm_node, bones)
     return list(zip(_keys(SCALE_KEY, ls[..., SWAP].astype(np.float32), src),
                     _keys(SCALE_KEY, lt[..., SWAP].astype(np.float32), src),
                     _keys(ROT_KEY, quat_from_blender(lq).astype(np.float32), src, rotation=True)))
+
+
+def _holds_one_pose(line: Timeline, arm_node: int) -> bool:
+    """True when every bone channel of every part is constant, at the same value in every part."""
+    seen: dict[tuple, np.ndarray] = {}
+    count: dict[tuple, int] = {}
+    for anim, _, _ in line.parts:
+        for c in anim.channels:
+            if c.target != arm_node or not len(c.frames):
+                continue
+            k, v = (c.bone, c.path), np.asarray(c.values)
+            if not np.all(v == v[:1]) or not np.array_equal(seen.setdefault(k, v[0]), v[0]):
+                return False
+            count[k] = count.get(k, 0) + 1
+    # a channel keyed in one part but not in another moves between parts
+    return all(n == len(line.parts) for n in count.values())
 
 
 def _bone_channels(anim: Animation | None, target: int) -> dict[str, dict]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...axes import inverse_or_identity
 from ...errors import FormatError, Warnings
 from ...option_rules import choices
 from ...scene import Mesh, Scene
@@ -38,7 +39,7 @@ def _placed(scene: Scene, node: int, arm_node: int) -> np.ndarray:
         return np.eye(4)
     m = scene.world_matrix(node)
     if arm_node >= 0:
-        m = np.linalg.inv(scene.world_matrix(arm_node)) @ m
+        m = inverse_or_identity(scene.world_matrix(arm_node)) @ m
     b4 = np.eye(4)
     b4[:3, :3] = BASIS
     return np.linalg.inv(b4) @ m @ b4

@@ -37,7 +37,7 @@ def armature_bones(scene: Scene, warnings: Warnings):
     b4[:3, :3] = BASIS
     world = np.stack([np.linalg.inv(b4) @ b.matrix @ b4 for b in arm.bones]) if arm.bones else np.zeros((0, 4, 4))
     parents = [b.parent for b in arm.bones]
-    local = np.stack([world[i] if p < 0 else np.linalg.inv(world[p]) @ world[i] for i, p in enumerate(parents)]) \
+    local = np.stack([world[i] if p < 0 else animation.axes.inverse_or_identity(world[p]) @ world[i] for i, p in enumerate(parents)]) \
         if arm.bones else world
     order = _file_order(arm)
     new_index = np.empty(len(order), np.int64)

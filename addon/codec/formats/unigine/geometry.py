@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...axes import inverse_or_identity
 from ...scene import Mesh
 from .dedupe import group
 from .tangent import cross as _cross
@@ -78,7 +79,7 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
         face_n = _cross(e1, e2)
     if has_normals:
         # normals take the inverse transpose: rows times inv(lin)
-        normal = _normalize(_transform(per_corner(np.asarray(mesh.normals, np.float32)), np.linalg.inv(lin)))
+        normal = _normalize(_transform(per_corner(np.asarray(mesh.normals, np.float32)), inverse_or_identity(lin)))
     else:
         normal = _normalize(_vertex_sums(vertex, face_n, len(positions)))[vertex]
     if has_tangents:

@@ -15,7 +15,7 @@ from ... import axes
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
 from . import files
-from .merge import merge
+from .merge import MAX_FRAMES, merge
 from .model import (BYTES_PER_VERTEX, DEUS_EX, MAX_VERTICES, PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, STANDARD,
                     TRIANGLE, TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, Sequence, UnrealMesh)
 from .packing import LIMITS, pack_axes, quantize_axes
@@ -25,7 +25,6 @@ from .ucscript import checked_identifier
 _FLAGS_OF_BLEND = {"CLIP": PF_MASKED, "ADD": PF_TRANSLUCENT, "BLEND": PF_TRANSLUCENT, "MULTIPLY": PF_MODULATED}
 AS_IMPORTED = "AS_IMPORTED"
 MAX_TRIANGLES = 65535
-MAX_FRAMES = 65535
 
 
 def _object_setup(scene: Scene, node: int, default: np.ndarray, warnings: Warnings) -> tuple:

@@ -105,7 +105,7 @@ def _moved(scene: Scene, anim, node: int, numbers: np.ndarray, pos: np.ndarray) 
     """Frames moved by the object's (and its parents') animation relative to its rest placement."""
     if node < 0 or anim is None:
         return pos
-    rel = np.linalg.inv(scene.world_matrix(node)) @ animation.world_matrices(scene, anim, node, numbers)
+    rel = animation.axes.inverse_or_identity(scene.world_matrix(node)) @ animation.world_matrices(scene, anim, node, numbers)
     if np.allclose(rel, np.eye(4), atol=1e-7):
         return pos
     return (np.einsum("fij,fvj->fvi", rel[:, :3, :3], pos) + rel[:, None, :3, 3]).astype(np.float32)

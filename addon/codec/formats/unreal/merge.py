@@ -13,10 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...axes import inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
 from .frames import lay_out, positions, takes
 from .model import TYPE_NORMAL, TYPE_TWO_SIDED, TYPE_WEAPON
+
+MAX_FRAMES = 65535          # the frame count is 16 bits
 
 _TYPE_OF_BLEND = {"BLEND": 2, "ADD": 2, "CLIP": 3, "MULTIPLY": 4}
 ATTRIBUTES = ("ue_type", "ue_flags", "ue_color", "ue_texture", "ue_flags_byte")
@@ -145,7 +148,12 @@ def merge(scene: Scene, options, warnings: Warnings) -> Merged:
     ref = reference(pairs)
     ref_node, ref_mesh = pairs[ref]
     mode, todo = takes(scene, pairs, options, warnings)
-    to_ref = np.linalg.inv(scene.world_matrix(ref_node)) if ref_node >= 0 else np.eye(4)
+    for a, numbers in todo:        # before any frame is baked: a take alone longer than the format holds
+        if len(numbers) > MAX_FRAMES:
+            raise UnsupportedFeature(f"{'animation ' + repr(a.name) if a else 'the timeline'} has {len(numbers)} "
+                                     f"frames; the format holds at most {MAX_FRAMES}")
+    to_ref = inverse_or_identity(scene.world_matrix(ref_node), warnings, f"object {scene.nodes[ref_node].name!r}") \
+        if ref_node >= 0 else np.eye(4)
     skins = skin_numbers(scene, [m for _, m in pairs], warnings)
     corners, uvs, values, per_mesh = [], [], [], []
     offset = 0
