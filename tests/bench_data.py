@@ -91,7 +91,7 @@ def rows_unigine(lgf, bench_format, quick: bool) -> None:
     from addon.codec.errors import Warnings
     from tests import unigine_samples as samples
     from addon.codec.formats.unigine.options import ImportOptions
-    from addon.codec.formats.unigine.scene import mesh_to_scene
+    from addon.codec.formats.unigine.to_scene import mesh_to_scene
     imp, exp = _op("import_scene.unigine_mesh"), _op("export_scene.unigine_mesh")
     tris = 100_000 if quick else 1_000_000
     bench_format(lgf, f"UNIGINE .mesh {tris // 1000}k tris static", grid_scene(tris), ".mesh", imp, exp)

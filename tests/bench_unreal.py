@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from addon.codec.errors import Warnings
-from addon.codec.formats.unreal import scene
+from addon.codec.formats.unreal import to_scene as scene
 from addon.codec.formats.unreal.model import STANDARD, TRIANGLE, AnimationFile, GeometryFile, UnrealMesh
 from addon.codec.formats.unreal.options import ImportOptions
 from addon.codec.formats.unreal.packing import pack

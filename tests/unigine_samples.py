@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from addon.codec.formats.unigine import bounds
-from addon.codec.formats.unigine.export_anim import make_track
+from addon.codec.formats.unigine.animation_out import make_track
 from addon.codec.formats.unigine.model import BIND_DTYPE, BoneHeader, MeshFile, MorphTarget, Surface, Weights
 
 IDENTITY_TANGENT = np.array([0, 0, 0, 32767], np.int16)   # normal +Z, tangent +X

@@ -8,7 +8,7 @@ import shutil
 import bpy
 from bpy_extras.io_utils import path_reference
 
-from ..codec.formats.studio3ds.export_material import name_83
+from ..codec.formats.studio3ds.materials_out import name_83
 from ..codec.scene import Scene
 
 MODES = (

@@ -5,7 +5,7 @@ from bpy_extras.io_utils import orientation_helper
 
 from .. import bridge
 from ..codec.errors import UnsupportedFeature
-from ..codec.formats.unreal.export import MAX_FRAMES
+from ..codec.formats.unreal.from_scene import MAX_FRAMES
 from ..codec.formats.unreal.options import ExportOptions, ImportOptions
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 

@@ -7,7 +7,7 @@ import bpy
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ids
 from addon.codec.formats.studio3ds.read import read
-from addon.codec.formats.studio3ds.scene import to_scene
+from addon.codec.formats.studio3ds.to_scene import to_scene
 from addon.codec.formats.studio3ds.options import ImportOptions
 from tests.blender.helpers import tiny_render
 from tests.codec.test_3ds_world import world_file

@@ -3,11 +3,11 @@ import numpy as np
 
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ids
-from addon.codec.formats.studio3ds.export import from_scene
+from addon.codec.formats.studio3ds.from_scene import from_scene
 from addon.codec.formats.studio3ds.model import Chunk
 from addon.codec.formats.studio3ds.options import ExportOptions, ImportOptions
 from addon.codec.formats.studio3ds.read import parse
-from addon.codec.formats.studio3ds.scene import to_scene
+from addon.codec.formats.studio3ds.to_scene import to_scene
 from addon.codec.formats.studio3ds.write import encode_bytes
 from tests.codec.fixtures_3ds import build
 

@@ -93,7 +93,7 @@ def test_choices_match_case_insensitively_and_keep_their_declared_spelling():
 
 def test_allowed_values_are_declared_once_in_the_dataclasses():
     from typing import get_args
-    from addon.codec.formats.studio3ds.meshbuild import NORMAL_MODES
+    from addon.codec.formats.studio3ds.mesh_in import NORMAL_MODES
     from addon.codec.option_rules import Normals, choices
     from addon.codec.registry import registered_formats
     assert NORMAL_MODES == get_args(Normals)

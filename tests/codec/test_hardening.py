@@ -135,7 +135,7 @@ def test_3ds_camera_under_a_zero_scale_parent_is_placed_without_a_linalg_error()
     from addon.codec.formats.studio3ds.model import Chunk
     from addon.codec.formats.studio3ds.options import ImportOptions
     from addon.codec.formats.studio3ds.read import parse
-    from addon.codec.formats.studio3ds.scene import to_scene
+    from addon.codec.formats.studio3ds.to_scene import to_scene
     from tests.codec.fixtures_3ds import build, kf_node, obj
     cam = obj("Cam", Chunk(ids.N_CAMERA, (0.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 50.0)))
     nodes = [kf_node(0, "$$$DUMMY", instance="Flat", scl=(0, 0, 0)),

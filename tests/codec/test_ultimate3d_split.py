@@ -1,4 +1,4 @@
-"""Export's per-corner -> per-vertex split (export_mesh.mesh_vertices) and the normal encoder,
+"""Export's per-corner -> per-vertex split (mesh_out.mesh_vertices) and the normal encoder,
 against plain reference implementations written here.
 
 The rule pinned: every Scene vertex keeps its place, with the values of its first corner (an unused
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from addon.codec.formats.ultimate3d import normals as ncodec
-from addon.codec.formats.ultimate3d.export_mesh import mesh_vertices, set_layout, split_corners
+from addon.codec.formats.ultimate3d.mesh_out import mesh_vertices, set_layout, split_corners
 from addon.codec.scene import Mesh
 
 

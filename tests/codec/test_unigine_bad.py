@@ -168,9 +168,9 @@ def test_partial_first_frame_warns():
 
 
 def test_a_boneless_animation_cannot_claim_billions_of_frames():
-    from addon.codec.formats.unigine.export import scene_to_mesh
+    from addon.codec.formats.unigine.from_scene import scene_to_mesh
     from addon.codec.formats.unigine.options import AnimImportOptions, ExportOptions, ImportOptions
-    from addon.codec.formats.unigine.scene import anim_to_scene, mesh_to_scene
+    from addon.codec.formats.unigine.to_scene import anim_to_scene, mesh_to_scene
     huge = 2 ** 33                                       # a 5-byte compact int, no record behind it
     w = Warnings()
     m = read.read_mesh(_skinned_quad([("a", -1)], anims=[("idle", [], 0x00, huge, b"")]), w)
@@ -193,7 +193,7 @@ def test_a_boneless_animation_cannot_claim_billions_of_frames():
 
 def test_export_skips_an_unsampled_range_however_long():
     from addon.codec import scene as S
-    from addon.codec.formats.unigine.export import scene_to_mesh
+    from addon.codec.formats.unigine.from_scene import scene_to_mesh
     from addon.codec.formats.unigine.options import ExportOptions
     sc = S.Scene()
     sc.meshes.append(S.Mesh.from_triangles("t", [[0, 0, 0], [1, 0, 0], [0, 1, 0]], [[0, 1, 2]]))

@@ -9,9 +9,9 @@ from addon.codec.errors import Warnings
 from addon.codec.fileio import write_atomically
 from addon.codec.formats.unigine import FORMAT, read, write
 from tests import unigine_samples as samples
-from addon.codec.formats.unigine.export import scene_to_mesh
+from addon.codec.formats.unigine.from_scene import scene_to_mesh
 from addon.codec.formats.unigine.options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
-from addon.codec.formats.unigine.scene import mesh_to_scene
+from addon.codec.formats.unigine.to_scene import mesh_to_scene
 
 MESH, ANIM = FORMAT
 S45 = 0.70710678
@@ -381,7 +381,7 @@ def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
 
 
 def test_triangle_vertices_match_a_plain_de_duplication_on_a_mesh_with_seams():
-    from addon.codec.formats.unigine import export, tangent
+    from addon.codec.formats.unigine import from_scene as export, tangent
     rng = np.random.default_rng(11)
     pos = rng.integers(0, 4, (60, 3)).astype(np.float32)
     tris = np.array([rng.choice(60, 3, replace=False) for _ in range(150)])

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from addon.codec.errors import FormatError, Warnings
-from addon.codec.formats.unreal import read, scene
+from addon.codec.formats.unreal import read, to_scene as scene
 from addon.codec.formats.unreal.options import ImportOptions
 from tests.codec.unreal_fixtures import ASSETS, a_file, d_file, tetra_pair, tri, write_set
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from addon.codec.errors import FormatError, UnsupportedFeature, Warnings
-from addon.codec.formats.unreal import bmp, export, pcx, read, scene, ucscript, write
+from addon.codec.formats.unreal import bmp, from_scene as export, pcx, read, to_scene as scene, ucscript, write
 from addon.codec.formats.unreal.options import ExportOptions, ImportOptions
 from addon.codec.scene import Image, Material, Mesh, Node, Scene, TextureSlot
 from tests.codec.unreal_fixtures import (PITCH, ROLL, TETRA, YAW, a_file, bmp8, d_file, masked_pcx, tetra_pair, tri,

@@ -11,7 +11,7 @@ import pytest
 
 from addon.codec import save
 from addon.codec.errors import UnsupportedFeature, Warnings
-from addon.codec.formats.unreal import export, read, scene, write
+from addon.codec.formats.unreal import from_scene as export, read, to_scene as scene, write
 from addon.codec.formats.unreal.options import ExportOptions, ImportOptions
 from addon.codec.scene import Animation, Image, Marker, Material, Mesh, Node, Scene, ShapeKey, TextureSlot
 from tests.codec.unreal_fixtures import ASSETS, pack_word, tetra_pair, write_set

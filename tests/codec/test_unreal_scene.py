@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from addon.codec.errors import Warnings
-from addon.codec.formats.unreal import read, scene
+from addon.codec.formats.unreal import read, to_scene as scene
 from addon.codec.formats.unreal.options import ImportOptions
 from tests.codec.unreal_fixtures import (ASSETS, TETRA, TETRA_FACES, a_file, d_file, signed_volume, tetra_pair, tri,
                                          write_set)

@@ -1,19 +1,19 @@
 """3D Studio .3ds: chunk-tree file model, byte-exact read/write, Scene conversion.
 
 For benchmarks: `read.parse(bytes)`, `write.encode_bytes(model)`,
-`scene.to_scene(model, ImportOptions(), Warnings())` and
-`export.from_scene(scene, ExportOptions(), Warnings())`.
+`to_scene.to_scene(model, ImportOptions(), Warnings())` and
+`from_scene.from_scene(scene, ExportOptions(), Warnings())`.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ...registry import FormatSpec
-from .export import from_scene
+from .from_scene import from_scene
 from .model import Model
 from .options import ExportOptions, ImportOptions
 from .read import read, sniff
-from .scene import to_scene
+from .to_scene import to_scene
 from .write import encode_bytes
 
 

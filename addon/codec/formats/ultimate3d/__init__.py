@@ -7,14 +7,14 @@ are these four functions plus `encode_bytes`/`parse_bytes` for in-memory work.
 Where each decision of specs/ultimate3d-notes.md lives:
 - row-vector matrices, x y z w quaternions, key interpolation: transforms.py;
   the warning for matrices that are not affine (elements 3, 7, 11, 15): transforms.warn_not_affine
-- axes (Blender x y z = U3D X Z Y) and reversed winding: import_scene.scene_mesh,
-  export_mesh.mesh_vertices
+- axes (Blender x y z = U3D X Z Y) and reversed winding: to_scene.scene_mesh,
+  mesh_out.mesh_vertices
 - the compressed-normal typo and the v1 constants: normals.py
 - v1's lost types (nLOD WORD/DWORD, String names): read_v1.read_header
 - one shadow-geometry index buffer, Triangle16/32 by nVertex: read_v2._shadow
 - AES-128 ECB, zero-padded key (UTF-8 bytes, at most 16), padding byte, wrong password: crypto.py
 - the "*" default texture path: materials.resolve_texture
-- MeshToBone inverse as the rest pose, BoneFrame/PassOnBoneFrame: import_scene._Builder.skeleton
+- MeshToBone inverse as the rest pose, BoneFrame/PassOnBoneFrame: to_scene._Builder.skeleton
 - continue at chunk start + ChunkSize, unknown chunks/tails kept: read_v2.parse_chunks
 """
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 from ...errors import FormatError, Warnings
 from ...registry import FormatSpec
 from . import read_v1, read_v2, write_v1, write_v2
-from .export import from_scene
-from .import_scene import to_scene
+from .from_scene import from_scene
+from .to_scene import to_scene
 from .model import V1_MAGIC, V2_MAGIC, Model, ModelV1
 from .options import ExportOptions, ImportOptions
 

@@ -1,8 +1,8 @@
 """UNIGINE .mesh (ms11) and .anim (an10): two formats sharing one model.
 
 For timing (benchmarks): read.read_mesh(bytes, Warnings) / write.write_mesh(model),
-scene.mesh_to_scene(model, ImportOptions(), Warnings) and
-export.scene_to_mesh(scene, ExportOptions(), Warnings); the same for .anim
+to_scene.mesh_to_scene(model, ImportOptions(), Warnings) and
+from_scene.scene_to_mesh(scene, ExportOptions(), Warnings); the same for .anim
 with read_anim / write_anim / anim_to_scene / scene_to_anim.
 """
 from __future__ import annotations
@@ -17,12 +17,12 @@ from ...errors import FormatError, Warnings
 from ...registry import FormatSpec
 from ...scene import Scene
 from . import pose
-from .export import anim_placeholder, scene_to_mesh
-from .export_anim import armature_bones, build_tracks
+from .from_scene import anim_placeholder, scene_to_mesh
+from .animation_out import armature_bones, build_tracks
 from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, Bounds, MeshFile
 from .options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
 from .read import read_anim, read_mesh
-from .scene import anim_to_scene, mesh_to_scene, warn_bad_bind
+from .to_scene import anim_to_scene, mesh_to_scene, warn_bad_bind
 from .write import write_anim, write_mesh
 
 

@@ -7,7 +7,7 @@ from ...axes import inverse_or_identity
 from ...scene import Mesh
 from .dedupe import group
 from .tangent import cross as _cross
-from .scene import SIGN_ATTR, TANGENT_ATTR
+from .to_scene import SIGN_ATTR, TANGENT_ATTR
 
 
 def triangulate(mesh: Mesh) -> np.ndarray:

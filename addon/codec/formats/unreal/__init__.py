@@ -3,12 +3,12 @@
 Entry points (plain numpy data, no files needed):
 ``read.read_geometry`` / ``read.read_animation`` (bytes -> model),
 ``write.write_geometry`` / ``write.write_animation`` (model -> bytes),
-``scene.to_scene`` and ``export.from_scene``.
+``to_scene.to_scene`` and ``from_scene.from_scene``.
 """
 from __future__ import annotations
 
 from ...registry import FormatSpec
-from . import export, files, read, scene, write
+from . import files, from_scene, read, to_scene, write
 from .options import ExportOptions, ImportOptions
 
 
@@ -31,8 +31,8 @@ FORMAT = FormatSpec(
     sniff=sniff,
     read=read.read,
     encode=write.encode,
-    to_scene=scene.to_scene,
-    from_scene=export.from_scene,
+    to_scene=to_scene.to_scene,
+    from_scene=from_scene.from_scene,
     import_options=ImportOptions,
     export_options=ExportOptions,
     sources=read.sources,

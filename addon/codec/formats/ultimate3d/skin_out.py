@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import UnsupportedFeature, Warnings
-from .export_mesh import mesh_vertices
+from .mesh_out import mesh_vertices
 from .model import Mesh
 
 MAX_INFLUENCES = 4

@@ -23,7 +23,7 @@ from ...welding import weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
 from .convert_v1 import from_v1
-from .export_skin import sum_repeated
+from .skin_out import sum_repeated
 from .materials import material_to_scene, uv_name
 from .model import Mesh, Model, ModelV1
 from .options import ImportOptions

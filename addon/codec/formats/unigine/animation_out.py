@@ -14,7 +14,7 @@ from ...errors import Warnings
 from ...scene import Animation, Scene
 from . import pose
 from .model import BIND_DTYPE, QUAT_SCALE, R_BIT, S_BITS, T_BITS, BoneHeader, Track
-from .scene import BASIS, ORDER_PROP, REST_KEY
+from .to_scene import BASIS, ORDER_PROP, REST_KEY
 
 
 def armature_bones(scene: Scene, warnings: Warnings):

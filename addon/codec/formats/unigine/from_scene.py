@@ -14,12 +14,12 @@ from ...errors import FormatError, Warnings
 from ...option_rules import choices
 from ...scene import Mesh, Scene
 from . import bounds, tangent
-from .export_anim import armature_bones, build_tracks
+from .animation_out import armature_bones, build_tracks
 from .dedupe import unique_in_order
 from .geometry import corner_frames, triangulate
 from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
 from .options import ExportOptions
-from .scene import BASIS, COLOR_NAME
+from .to_scene import BASIS, COLOR_NAME
 
 
 MAX_SURFACES = 32768      # the format page's limit

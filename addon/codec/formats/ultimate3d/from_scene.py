@@ -19,10 +19,10 @@ from ...option_rules import choices
 from ...scene import Mesh as SMesh, Scene
 from .convert_v1 import to_v1
 from .crypto import password_key
-from .export_anim import action_ranges, bone_keys, shape_key_frames, timeline
-from .export_mesh import VertexData, mesh_vertices, set_layout
-from .export_skin import merge_skinned
-from .import_scene import file_bone_name
+from .animation_out import action_ranges, bone_keys, shape_key_frames, timeline
+from .mesh_out import VertexData, mesh_vertices, set_layout
+from .skin_out import merge_skinned
+from .to_scene import file_bone_name
 from .materials import material_from_scene
 from .model import FLT_MAX, ActionRanges, Bone, FileHeader, Material, Mesh, Model, ModelHeader, ModelV1
 from .options import ExportOptions

@@ -22,12 +22,12 @@ from ...scene import Animation, Channel, Node, Scene
 from . import ids
 from .camlight import ENERGY_PER_MULTIPLIER, lens_3ds
 from .camroll import roll_keys
-from .export_kf import NO_PARENT, node_chunk, node_tracks
-from .export_material import kept, material_chunk, texture_names
-from .export_mesh import mesh_chunks
+from .keyframer_out import NO_PARENT, node_chunk, node_tracks
+from .materials_out import kept, material_chunk, texture_names
+from .mesh_out import mesh_chunks
 from .model import Chunk, Model
 from .options import ExportOptions
-from .scene import X_FLIP
+from .to_scene import X_FLIP
 from .world import world_chunks
 
 
