@@ -337,7 +337,7 @@ def test_tangents_follow_u_within_each_uv_island():
 
 
 def test_row_grouping_survives_a_hash_collision(monkeypatch):
-    from addon.codec.formats.unigine import dedupe
+    from addon.codec import meshops_rows as dedupe
     # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
     monkeypatch.setattr(dedupe, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
     monkeypatch.setattr(dedupe, "_SORT_BELOW", 2)
@@ -364,7 +364,7 @@ def _reference_unique_in_order(record: np.ndarray, vertex: np.ndarray):
 
 @pytest.mark.parametrize("vertex_scale", [1, 70_000, 3_000_000])
 def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
-    from addon.codec.formats.unigine import dedupe
+    from addon.codec import meshops_rows as dedupe
     rng = np.random.default_rng(vertex_scale)
     # few distinct values, so rows repeat across and within vertices; large vertex numbers take the radix path
     record = rng.integers(0, 3, (3000, 9)).astype(np.float32)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...welding import components, face_normals, weld_ids
+from ...meshops import face_normals, weld_ids
+from ...welding import components
 
 COS_SAME = 0.9995
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes, welding
+from ... import axes, meshops, welding
 from ...scene import Mesh
 from ...smoothing import smooth_normals
 from . import ids
@@ -20,21 +20,6 @@ from .model import Chunk, MaterialGroup, VertexFlags
 
 LIMIT = 65535
 DEFAULT_FACE_FLAGS = 0x7          # all three edges visible
-
-
-def triangulate(mesh: Mesh) -> np.ndarray:
-    """(T,) corner index of each triangle corner: a fan per polygon, in bulk."""
-    sizes = mesh.face_sizes
-    if len(sizes) == 0:
-        return np.zeros(0, np.int64)
-    if (sizes == 3).all():
-        return np.arange(len(mesh.corners))
-    starts = mesh.faces.astype(np.int64)
-    ntri = np.clip(sizes - 2, 0, None)
-    face = np.repeat(np.arange(len(sizes)), ntri)
-    k = np.arange(ntri.sum()) - np.repeat(np.cumsum(ntri) - ntri, ntri)
-    s = starts[face]
-    return np.column_stack([s, s + k + 1, s + k + 2]).ravel()
 
 
 def _face_values(mesh: Mesh, name: str, tri_face: np.ndarray, default: int) -> np.ndarray | None:
@@ -142,13 +127,13 @@ def _face_list(mesh: Mesh, name: str, face_of_tri, default: int, dtype) -> np.nd
 
 def mesh_chunks(mesh: Mesh, world: np.ndarray, material_names: list[str]) -> list[Chunk]:
     """One N_TRI_OBJECT chunk per part. `world` places the local mesh (written into 0x4160)."""
-    corner_of = triangulate(mesh)
-    nt = len(corner_of) // 3
-    if len(corner_of) == len(mesh.corners) and len(mesh.faces) == nt:
+    tri_corners, tri_face = meshops.triangulate(mesh.faces, len(mesh.corners))
+    nt = len(tri_corners)
+    if meshops.all_triangles(mesh.faces, len(mesh.corners)):
         corner_of = slice(None)                  # all triangles already: no copies through an index
         face_of_tri = slice(None)
     else:
-        face_of_tri = np.repeat(np.arange(len(mesh.faces)), np.clip(mesh.face_sizes - 2, 0, None))
+        corner_of, face_of_tri = tri_corners.reshape(-1), tri_face
     vert = mesh.corners[corner_of].astype(np.int64)
     uv = next(iter(mesh.uv_layers.values()), None)
     src_vert, inv, uvs = split_at_uv_seams(vert, None if uv is None else uv[corner_of], len(mesh.positions))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...axes import apply_normals, apply_points
+from ...meshops import all_triangles, triangulate, vertex_normals
 from ...scene import Mesh as SMesh
 from . import normals as ncodec
 from .transforms import SWAP
@@ -24,32 +25,11 @@ UV_SET = re.compile(r"^UVMap(?:_([1-7]))?$")
 ATTR_SET = re.compile(r"^u3d_(?:texcoord|tangent_frame)([0-7])$")
 
 
-def triangulate(sm: SMesh) -> tuple[np.ndarray, np.ndarray]:
-    """-> (T, 3) corner indices (fan per polygon) and (T,) the face of each triangle."""
-    tris_c, face = _fan(sm)
-    return (np.arange(len(sm.corners), dtype=np.int64).reshape(-1, 3) if tris_c is None else tris_c), face
-
-
 def _fan(sm: SMesh) -> tuple[np.ndarray | None, np.ndarray]:
-    """triangulate(), with None for the corners when they already are triangles, in order."""
-    sizes = sm.face_sizes
-    if len(sizes) and np.all(sizes == 3):        # already triangles: nothing to fan
-        return None, np.arange(len(sizes))
-    n_tri = np.maximum(sizes - 2, 0)
-    face = np.repeat(np.arange(len(sizes)), n_tri)
-    start = sm.faces.astype(np.int64)[face]
-    k = np.arange(len(face)) - np.repeat(np.cumsum(n_tri) - n_tri, n_tri) + 1
-    return np.stack([start, start + k, start + k + 1], 1), face
-
-
-def vertex_normals(positions: np.ndarray, tris_v: np.ndarray) -> np.ndarray:
-    """Area-weighted smooth normals, for meshes that come without corner normals."""
-    p = positions.astype(np.float64)
-    fn = np.cross(p[tris_v[:, 1]] - p[tris_v[:, 0]], p[tris_v[:, 2]] - p[tris_v[:, 0]])
-    out = np.zeros_like(p)
-    for i in range(3):
-        np.add.at(out, tris_v[:, i], fn)
-    return out
+    """meshops.triangulate, with None for the corners when they already are triangles, in order."""
+    if all_triangles(sm.faces, len(sm.corners)):
+        return None, np.arange(len(sm.faces))
+    return triangulate(sm.faces, len(sm.corners))
 
 
 def _attributes(sm: SMesh) -> dict:
@@ -217,7 +197,7 @@ def mesh_vertices(sm: SMesh, matrix: np.ndarray | None, normal_scalar: float, la
             cn = apply_normals(matrix, cn)
     else:
         tris_v = corners.reshape(-1, 3) if tris_c is None else corners[tris_c]
-        cn = vertex_normals(pos, tris_v)[corners].astype(np.float32)
+        cn = vertex_normals(pos, tris_v)[corners]
     if normal_scalar < 0:
         cn = -cn
     packed = ncodec.encode_xyz(cn[:, SWAP[0]], cn[:, SWAP[1]], cn[:, SWAP[2]], v1=v1)

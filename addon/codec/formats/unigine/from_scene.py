@@ -15,8 +15,8 @@ from ...option_rules import choices
 from ...scene import Mesh, Scene
 from . import bounds, tangent
 from .animation_out import armature_bones, build_tracks
-from .dedupe import unique_in_order
-from .geometry import corner_frames, triangulate
+from ...meshops import all_triangles, split_corners, triangulate
+from .geometry import corner_frames
 from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
 from .options import ExportOptions
 from .to_scene import BASIS, COLOR_NAME
@@ -70,14 +70,14 @@ class _Part:
     def __init__(self, scene: Scene, node: int, mesh: Mesh, arm_node: int, bone_map, warnings: Warnings):
         self.name = scene.nodes[node].name if node >= 0 else mesh.name
         xf = _placed(scene, node, arm_node)
-        self.tri_corners = triangulate(mesh)                    # (T, 3) corner indices
+        self.tri_corners, tri_face = triangulate(mesh.faces, len(mesh.corners))      # (T, 3) corner indices
         self.positions = _apply(xf, mesh.positions)
         self.keys = [(k.name, _apply(xf, k.positions)) for k in mesh.shape_keys]
         corner = self.tri_corners.reshape(-1)
-        all_triangles = len(mesh.faces) > 0 and bool((mesh.face_sizes == 3).all())
+        in_order = all_triangles(mesh.faces, len(mesh.corners))
 
         def per_corner(a: np.ndarray) -> np.ndarray:
-            return a if all_triangles else a[corner]
+            return a if in_order else a[corner]
 
         self.vertex = per_corner(mesh.corners.astype(np.int64))
         uvs = list(mesh.uv_layers.values())[:2]
@@ -107,16 +107,11 @@ class _Part:
         floats[:, 6] = sign
         fm = mesh.face_material if mesh.face_material is not None else np.zeros(len(mesh.faces), np.int32)
         slots = np.asarray(fm, np.int64)
-        if not all_triangles:
-            slots = slots[_face_of_triangle(mesh, self.tri_corners)]
+        if not in_order:
+            slots = slots[tri_face]
         mats = np.asarray(mesh.materials or [-1], np.int64)
         self.material = mats[np.clip(slots, 0, len(mats) - 1)]
         self.skin = _skin_arrays(mesh, bone_map, warnings) if mesh.skin is not None and bone_map is not None else None
-
-
-def _face_of_triangle(mesh: Mesh, tri_corners: np.ndarray) -> np.ndarray:
-    starts = np.asarray(mesh.faces, np.int64)
-    return np.searchsorted(starts, tri_corners[:, 0], side="right") - 1
 
 
 def _skin_arrays(mesh: Mesh, bone_map: np.ndarray, warnings: Warnings):
@@ -188,7 +183,7 @@ def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list
     positions = np.concatenate([p.positions for p, _ in parts]) if len(parts) > 1 else parts[0][0].positions
     record = _surface_record(parts)
     optional = [attr for attr in _WIDTH if any(attr in p.layout for p, _ in parts)]
-    first, tri = unique_in_order(record, coord)
+    first, tri = split_corners(record, coord)
     surf = Surface(name)
     floats = record.view(np.float32)
     base = MorphTarget(key_names[0] if key_names else "base", positions[used],
