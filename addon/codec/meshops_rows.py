@@ -13,6 +13,7 @@ import numpy as np
 _CHUNK = 1 << 15          # rows hashed at a time, so that a chunk stays in cache
 _ROUNDS = 3               # table rounds before the exact sort takes what is left
 _SORT_BELOW = 4096        # so few rows left: sort them
+_SPARE_BITS = 2           # table size: the next power of two above the rows, times 2 ** (this - 1)
 _MULTIPLIERS = np.array([0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1, 0xD3A2646C | 1,
                          0xFD7046C5, 0xB55A4F09, 0x7FEB352D, 0x846CA68B, 0xE7037ED1, 0x8EBC6AF1], np.uint32)
 
@@ -94,7 +95,7 @@ def representatives(record: np.ndarray) -> np.ndarray:
         if count < (_SORT_BELOW if round_ else 2):
             break
         w = words if todo is None else words[todo]
-        bits = max(4, int(count).bit_length() + 2)
+        bits = max(4, int(count).bit_length() + _SPARE_BITS)
         slot = (_hash_rows(w, round_) >> np.uint32(32 - bits)).astype(np.intp) if bits < 32 else \
             _hash_rows(w, round_).astype(np.intp)
         holder = _first_in_slot(slot, 1 << min(bits, 32))

@@ -395,13 +395,18 @@ def test_triangle_vertices_match_a_plain_de_duplication_on_a_mesh_with_seams():
     sc.add_node(S.Node("seams", "MESH", 0))
     m, _ = _export(sc)
     s = m.surfaces[0]
-    part = export._Part(sc, 0, mesh, -1, None, Warnings())
-    vertex = part.vertex
-    first, tri = _reference_unique_in_order(part.record, vertex)
+    from addon.codec.formats.unigine.geometry import corner_frames
+    vertex = mesh.corners.astype(np.int64)
+    # what the file holds per corner, as bytes: the quaternion, the UV (V flipped), the colour
+    quat = tangent.encode(*corner_frames(mesh, mesh.positions, np.arange(len(vertex)).reshape(-1, 3), np.eye(4)))
+    rgba = np.clip(np.round(mesh.colors["Color"] * 255), 0, 255).astype(np.uint8)
+    flipped = np.stack([uv[:, 0], 1 - uv[:, 1]], 1).astype(np.float32)
+    record = np.concatenate([quat.view(np.uint8), flipped.view(np.uint8), rgba], 1)
+    first, tri = _reference_unique_in_order(record, vertex)
     assert s.tri_indices.tolist() == tri
     assert s.coord_indices.tolist() == vertex.tolist()       # every vertex used: the file keeps their numbers
-    frame = part.record.view(np.float32)[first]
-    np.testing.assert_array_equal(s.targets[0].tangents, tangent.encode(frame[:, 0:3], frame[:, 3:6], frame[:, 6]))
+    np.testing.assert_array_equal(s.targets[0].tangents, quat[first])
+    np.testing.assert_array_equal(s.colors, rgba[first])
     np.testing.assert_array_equal(s.uv0[:, 0], uv[first, 0])
     np.testing.assert_array_equal(s.uv0[:, 1], np.float32(1) - uv[first, 1].astype(np.float32))
     assert s.triangle_count < len(mesh.corners)            # some corners did merge
