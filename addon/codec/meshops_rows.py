@@ -75,12 +75,12 @@ def _exact(words: np.ndarray) -> np.ndarray:
 
 
 def _equal_rows(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The entries of `a` whose row equals the matching row of `b`."""
-    keep = words[a, 0] == words[b, 0]          # rejects most different rows cheaply
-    a, b = a[keep], b[keep]
-    if words.shape[1] > 1 and len(a):
-        rows = words.view(np.dtype((np.void, 4 * words.shape[1]))).reshape(-1)
-        a = a[rows[a] == rows[b]]
+    """The entries of `a` whose row equals the matching row of `b`: a column at a time, each
+    on the pairs still equal (most different rows drop out at the first)."""
+    for j in range(words.shape[1]):
+        keep = words[a, j] == words[b, j]
+        if not keep.all():
+            a, b = a[keep], b[keep]
     return a
 
 
@@ -125,8 +125,15 @@ def group(record: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rep = representatives(record)
     is_first = rep == np.arange(n)
     first = np.flatnonzero(is_first)
-    label = np.cumsum(is_first, dtype=np.int64) - 1
-    return first, label[rep]
+    return first, _labels(first, rep)
+
+
+def _labels(first: np.ndarray, rep: np.ndarray) -> np.ndarray:
+    """Group number per row: every representative is a first row, so a scatter does (a cumsum over a
+    bool array casts element by element, several times slower)."""
+    label = np.empty(len(rep), np.int64)
+    label[first] = np.arange(len(first))
+    return label[rep]
 
 
 def stable_order(key: np.ndarray) -> np.ndarray:
@@ -152,17 +159,30 @@ def stable_order(key: np.ndarray) -> np.ndarray:
     return order
 
 
-def unique_in_order(record: np.ndarray, vertex: np.ndarray):
+def unique_in_order(record: np.ndarray, vertex: np.ndarray, within_vertex: bool = False):
     """Distinct byte rows: (first row of each distinct one, distinct index per row).
 
     Distinct rows are ordered by the vertex that first uses them, then by
     first use, so a file whose triangle vertices follow its coordinate
-    vertices comes back in the same order.
+    vertices comes back in the same order. within_vertex: rows of different
+    vertices are never the same (as if the vertex were part of the row).
     """
     if len(record) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     vertex = np.asarray(vertex, np.int64)
-    first, inverse = _group_by_vertex(record, vertex)
+    words = _words(record)
+    fast = _by_vertex_heads(words, vertex, within_vertex)
+    if fast is not None:
+        return fast
+    first, inverse = group(_with_vertex(words, vertex) if within_vertex else words)
+    return _in_vertex_order(first, inverse, vertex)
+
+
+def _with_vertex(words: np.ndarray, vertex: np.ndarray) -> np.ndarray:
+    return np.concatenate([words, vertex.astype(np.int64).reshape(-1, 1).view(np.uint32)], 1)
+
+
+def _in_vertex_order(first: np.ndarray, inverse: np.ndarray, vertex: np.ndarray):
     order = stable_order(vertex[first])
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
@@ -172,26 +192,43 @@ def unique_in_order(record: np.ndarray, vertex: np.ndarray):
 _PROBE = 1 << 16          # rows sampled to decide whether most rows repeat their vertex's first
 
 
-def _group_by_vertex(record: np.ndarray, vertex: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """group(), faster when most rows equal the first row of their vertex (a smooth mesh): those
-    join it by one comparison each, and only the rest are hashed. Same result as group()."""
-    n = len(record)
-    words = _words(record)
+def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool):
+    """unique_in_order when most rows equal the first row of their vertex (a smooth mesh): those
+    join it by one comparison per word against a per-vertex table, and only the vertices' first
+    rows and the rows that differ are hashed. None when that would not pay."""
+    n = len(words)
     top = int(vertex.max(initial=0)) + 1
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
-        return group(record)
-    head = _first_in_slot(vertex.astype(np.intp), top)           # per row, its vertex's first row
+        return None
+    head = np.full(top, n, np.int64)           # per vertex, its first row (n: unused)
+    rows = np.arange(n, dtype=np.int64)
+    head[vertex[::-1]] = rows[::-1]
+    if (head[vertex] > rows).any():            # an assignment order numpy does not promise
+        head.fill(n)
+        np.minimum.at(head, vertex, rows)
     probe = np.arange(0, n, n // _PROBE)
-    if len(_equal_rows(words, probe, head[probe])) < len(probe) // 2:
-        return group(record)                                       # mostly split: plain hashing
-    rows = np.arange(n)
-    same = np.zeros(n, bool)
-    same[_equal_rows(words, rows, head)] = True
-    todo = np.flatnonzero(~same | (head == rows))                 # the heads and the rows that differ
-    rep = head
-    rep[todo] = todo[representatives(words[todo])]
-    rep = rep[rep]                   # a head's own first equal row, which the hashing found
-    is_first = rep == rows
-    first = np.flatnonzero(is_first)
-    label = np.cumsum(is_first, dtype=np.int64) - 1
-    return first, label[rep]
+    if len(_equal_rows(words, probe, head[vertex[probe]])) < len(probe) // 2:
+        return None                            # mostly split: plain hashing
+    used = head < n
+    heads = head[used]
+    same = np.ones(n, bool)
+    same[heads] = False                        # a head is not joined to itself
+    for j in range(words.shape[1]):
+        col = np.ascontiguousarray(words[:, j])
+        at_head = np.zeros(top, np.uint32)
+        at_head[used] = col[heads]
+        same &= col == at_head[vertex]
+    todo = np.flatnonzero(~same)               # the heads and the rows that differ
+    # per todo row, its first equal todo row (local); no row that joined a head comes before that
+    # one, or its head, a todo row with the same bytes, would come before it too
+    rep = representatives(_with_vertex(words[todo], vertex[todo]) if within_vertex else words[todo])
+    is_first = rep == np.arange(len(todo))
+    local = np.empty(len(todo), np.int64)
+    local[is_first] = np.arange(int(is_first.sum()))
+    first, ordered = _in_vertex_order(todo[is_first], local[rep], vertex)
+    out = np.empty(n, np.int64)
+    out[todo] = ordered
+    at_head = np.zeros(top, np.int64)
+    at_head[used] = out[heads]
+    np.copyto(out, at_head[vertex], where=same)
+    return first, out

@@ -99,11 +99,12 @@ def test_vertex_normals_sum_area_weighted_faces_and_leave_unused_and_nan_vertice
     assert meshops.vertex_normals(pos, np.zeros((0, 3), np.int64)).shape == (6, 3)
 
 
-def _plain_split(record, vertex):
-    """The definition: distinct rows by bytes, ordered by (vertex of the first corner, first corner)."""
+def _plain_split(record, vertex, within_vertex=True):
+    """The definition: distinct rows by bytes (and vertex, within_vertex), ordered by (vertex of the
+    first corner, first corner)."""
     seen, firsts, label = {}, [], []
     for i, row in enumerate(record):
-        key = np.ascontiguousarray(row).tobytes()
+        key = (int(vertex[i]) if within_vertex else 0, np.ascontiguousarray(row).tobytes())
         if key not in seen:
             seen[key] = len(firsts)
             firsts.append(i)
@@ -114,13 +115,16 @@ def _plain_split(record, vertex):
 
 
 def test_split_orders_vertices_by_their_first_corner_within_each_vertex():
-    # vertex 1 first sees value 7, then 5; vertex 0 sees 5 (the same bytes as vertex 1's second:
-    # one output vertex, placed by its first user, vertex 1); a repeat of 7 joins it
-    record = np.array([[7], [5], [9], [7], [3]], np.int32)
+    # vertex 1 first sees value 7, then 5, then 7 again (joins the first); vertex 0 sees 5 too
+    record = np.array([[7], [5], [9], [7], [5]], np.int32)
     vertex = np.array([1, 1, 2, 1, 0])
     first, index = meshops.split_corners(record, vertex)
     assert (first.tolist(), index.tolist()) == _plain_split(record, vertex)
     assert first.tolist() == [4, 0, 1, 2] and index.tolist() == [1, 2, 3, 1, 0]
+    # UNIGINE's triangle vertices: equal bytes are one vertex whatever the vertex, placed by its first user
+    first, index = meshops.split_corners(record, vertex, within_vertex=False)
+    assert (first.tolist(), index.tolist()) == _plain_split(record, vertex, False)
+    assert first.tolist() == [0, 1, 2] and index.tolist() == [0, 1, 2, 0, 1]
 
 
 def test_split_of_corners_that_agree_keeps_the_vertex_order():
@@ -141,8 +145,9 @@ def test_split_of_nothing():
     assert first.shape == (0,) and index.shape == (0,)
 
 
+@pytest.mark.parametrize("within", [True, False])
 @pytest.mark.parametrize("smooth", [True, False])
-def test_split_of_a_large_mesh_matches_the_definition(smooth, monkeypatch):
+def test_split_of_a_large_mesh_matches_the_definition(smooth, within, monkeypatch):
     """Large enough for the first-corner pass (most corners agree with their vertex's first: smooth)
     or for plain hashing (most differ); a small table makes rows collide and go round again."""
     from addon.codec import meshops_rows
@@ -157,10 +162,10 @@ def test_split_of_a_large_mesh_matches_the_definition(smooth, monkeypatch):
         values = rng.integers(0, 4, (n_c, 2))
     record = values.astype(np.float32)
     monkeypatch.setattr(meshops_rows, "_PROBE", 256)
-    want = _plain_split(record, vertex)
+    want = _plain_split(record, vertex, within)
     for spare in (2, -8):
         monkeypatch.setattr(meshops_rows, "_SPARE_BITS", spare)
-        first, index = meshops.split_corners(record, vertex)
+        first, index = meshops.split_corners(record, vertex, within)
         assert (first.tolist(), index.tolist()) == want
 
 

@@ -31,38 +31,16 @@ def _face_values(mesh: Mesh, name: str, tri_face: np.ndarray, default: int) -> n
 
 
 def split_at_uv_seams(vert: np.ndarray, uv: np.ndarray | None, nv: int):
-    """One 3DS vertex per distinct (vertex, UV) pair: (source vertex per new vertex, new index per corner, UVs).
-
-    Most corners of a vertex share one UV: those keep the vertex; only the seam corners are
-    sorted out, so the cost stays linear for ordinary meshes.
-    """
-    used = np.zeros(nv, bool)
-    used[vert] = True
-    new_of = np.cumsum(used) - 1
-    base = np.flatnonzero(used)
+    """One 3DS vertex per distinct (vertex, UV) pair (meshops.split_corners: vertices in order, a
+    vertex's UVs in the order of their first corner; unused vertices dropped): (source vertex per
+    new vertex, new index per corner, UVs)."""
     if uv is None:
-        return base, new_of[vert], None
+        used = np.zeros(nv, bool)
+        used[vert] = True
+        return np.flatnonzero(used), (np.cumsum(used) - 1)[vert], None
     uv = np.ascontiguousarray(uv, np.float32) + np.float32(0.0)      # -0.0 -> 0.0
-    key = uv.view(np.uint64).ravel()                  # both floats' bits as one word: 1-D work
-    rep = np.zeros(nv, np.uint64)
-    rep[vert] = key                                   # one representative UV per vertex
-    inv = new_of[vert]
-    uvs = rep[base].view(np.float32).reshape(-1, 2)
-    seam = key != rep[vert]
-    if not seam.any():
-        return base, inv, uvs
-    sv, sk = vert[seam], key[seam]
-    order = np.lexsort((sk, sv))
-    first = np.r_[True, (np.diff(sv[order]) != 0) | (np.diff(sk[order]) != 0)]
-    extra_id = np.cumsum(first) - 1
-    seam_inv = np.empty(len(order), np.int64)
-    seam_inv[order] = len(base) + extra_id
-    inv = inv.copy()
-    inv[seam] = seam_inv
-    firsts = order[first]
-    src = np.r_[base, sv[firsts]]
-    uvs = np.vstack([uvs, uv[seam][firsts]])
-    return src, inv, uvs
+    first, inv = meshops.split_corners(uv, vert)
+    return vert[first], inv, uv[first]
 
 
 def _parts(tris: np.ndarray) -> list[np.ndarray]:

@@ -185,7 +185,7 @@ def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list
     positions = np.concatenate([p.positions for p, _ in parts]) if len(parts) > 1 else parts[0][0].positions
     record = _surface_record(parts)
     optional = [attr for attr in _WIDTH if any(attr in p.layout for p, _ in parts)]
-    first, tri = split_corners(record, coord)
+    first, tri = split_corners(record, coord, within_vertex=False)
     surf = Surface(name)
     floats = record.view(np.float32)
     base = MorphTarget(key_names[0] if key_names else "base", positions[used],
