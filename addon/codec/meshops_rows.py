@@ -192,6 +192,17 @@ def _in_vertex_order(first: np.ndarray, inverse: np.ndarray, vertex: np.ndarray)
 _PROBE = 1 << 16          # rows sampled to decide whether most rows repeat their vertex's first
 
 
+def _first_rows(vertex: np.ndarray, top: int, n: int) -> np.ndarray:
+    """(top,) the first row of each vertex, n where none."""
+    head = np.full(top, n, vertex.dtype)
+    rows = np.arange(len(vertex), dtype=vertex.dtype)
+    head[vertex[::-1]] = rows[::-1]            # the last write wins: the first row
+    if (head[vertex] > rows).any():            # an assignment order numpy does not promise
+        head.fill(n)
+        np.minimum.at(head, vertex, rows)
+    return head
+
+
 def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool):
     """unique_in_order when most rows equal the first row of their vertex (a smooth mesh): those
     join it by one comparison per word against a per-vertex table, and only the vertices' first
@@ -200,15 +211,13 @@ def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool)
     top = int(vertex.max(initial=0)) + 1
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
         return None
-    head = np.full(top, n, np.int64)           # per vertex, its first row (n: unused)
-    rows = np.arange(n, dtype=np.int64)
-    head[vertex[::-1]] = rows[::-1]
-    if (head[vertex] > rows).any():            # an assignment order numpy does not promise
-        head.fill(n)
-        np.minimum.at(head, vertex, rows)
-    probe = np.arange(0, n, n // _PROBE)
-    if len(_equal_rows(words, probe, head[vertex[probe]])) < len(probe) // 2:
+    idx = np.int32 if n < 1 << 31 else np.int64           # 4-byte indices: half the memory traffic
+    vertex = vertex.astype(idx)
+    # a probe: do the first rows mostly repeat the first row of their vertex among them?
+    probe = _first_rows(vertex[:_PROBE], top, _PROBE)[vertex[:_PROBE]]
+    if len(_equal_rows(words, np.arange(_PROBE), probe)) < _PROBE // 2:
         return None                            # mostly split: plain hashing
+    head = _first_rows(vertex, top, n)         # per vertex, its first row (n: unused)
     used = head < n
     heads = head[used]
     same = np.ones(n, bool)

@@ -187,3 +187,33 @@ def test_welding_is_reached_through_the_kernel():
     from addon.codec import welding
     assert meshops.weld is welding.weld and meshops.weld_ids is welding.weld_ids
     assert meshops.face_normals is welding.face_normals and meshops.split_vertices is welding.split_vertices
+
+
+def test_row_grouping_survives_a_hash_collision(monkeypatch):
+    from addon.codec import meshops_rows
+    # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
+    monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 2)
+    rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
+    first, inverse = meshops_rows.group(rows)
+    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2]
+    first, order = meshops_rows.unique_in_order(rows, np.array([2, 1, 2, 0]))
+    assert first.tolist() == [3, 1, 0] and order.tolist() == [2, 1, 2, 0]
+
+
+@pytest.mark.parametrize("vertex_scale", [1, 70_000, 3_000_000])
+def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
+    from addon.codec import meshops_rows
+    rng = np.random.default_rng(vertex_scale)
+    # few distinct values, so rows repeat across and within vertices; large vertex numbers take the radix path
+    record = rng.integers(0, 3, (3000, 9)).astype(np.float32)
+    vertex = rng.integers(0, 400, 3000) * vertex_scale
+    want = _plain_split(record, vertex, within_vertex=False)
+    first, tri = meshops_rows.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
+    assert (first.tolist(), tri.tolist()) == want
+    # a tiny table makes most rows collide and go round again, then to the exact sort
+    monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 10)
+    real = meshops_rows._hash_rows
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: real(words, seed) & np.uint32(0xF0000000))
+    first, tri = meshops_rows.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
+    assert (first.tolist(), tri.tolist()) == want

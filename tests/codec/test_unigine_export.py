@@ -336,51 +336,8 @@ def test_tangents_follow_u_within_each_uv_island():
     assert sign.tolist() == [1.0] * len(sign)
 
 
-def test_row_grouping_survives_a_hash_collision(monkeypatch):
-    from addon.codec import meshops_rows as dedupe
-    # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
-    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
-    monkeypatch.setattr(dedupe, "_SORT_BELOW", 2)
-    rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
-    first, inverse = dedupe.group(rows)
-    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2]
-    first, order = dedupe.unique_in_order(rows, np.array([2, 1, 2, 0]))
-    assert first.tolist() == [3, 1, 0] and order.tolist() == [2, 1, 2, 0]
-
-
-def _reference_unique_in_order(record: np.ndarray, vertex: np.ndarray):
-    """The plain definition: distinct rows by bytes, ordered by (vertex of first use, first use)."""
-    seen, firsts, label = {}, [], []
-    for i, row in enumerate(record):
-        key = row.tobytes()
-        if key not in seen:
-            seen[key] = len(firsts)
-            firsts.append(i)
-        label.append(seen[key])
-    order = sorted(range(len(firsts)), key=lambda g: (int(vertex[firsts[g]]), firsts[g]))
-    rank = {g: r for r, g in enumerate(order)}
-    return [firsts[g] for g in order], [rank[g] for g in label]
-
-
-@pytest.mark.parametrize("vertex_scale", [1, 70_000, 3_000_000])
-def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
-    from addon.codec import meshops_rows as dedupe
-    rng = np.random.default_rng(vertex_scale)
-    # few distinct values, so rows repeat across and within vertices; large vertex numbers take the radix path
-    record = rng.integers(0, 3, (3000, 9)).astype(np.float32)
-    vertex = rng.integers(0, 400, 3000) * vertex_scale
-    want = _reference_unique_in_order(record, vertex)
-    first, tri = dedupe.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
-    assert (first.tolist(), tri.tolist()) == want
-    # a tiny table makes most rows collide and go round again, then to the exact sort
-    monkeypatch.setattr(dedupe, "_SORT_BELOW", 10)
-    real = dedupe._hash_rows
-    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, seed: real(words, seed) & np.uint32(0xF0000000))
-    first, tri = dedupe.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
-    assert (first.tolist(), tri.tolist()) == want
-
-
 def test_triangle_vertices_match_a_plain_de_duplication_on_a_mesh_with_seams():
+    from tests.codec.test_meshops import _plain_split
     from addon.codec.formats.unigine import from_scene as export, tangent
     rng = np.random.default_rng(11)
     pos = rng.integers(0, 4, (60, 3)).astype(np.float32)
@@ -402,7 +359,7 @@ def test_triangle_vertices_match_a_plain_de_duplication_on_a_mesh_with_seams():
     rgba = np.clip(np.round(mesh.colors["Color"] * 255), 0, 255).astype(np.uint8)
     flipped = np.stack([uv[:, 0], 1 - uv[:, 1]], 1).astype(np.float32)
     record = np.concatenate([quat.view(np.uint8), flipped.view(np.uint8), rgba], 1)
-    first, tri = _reference_unique_in_order(record, vertex)
+    first, tri = _plain_split(record, vertex, within_vertex=False)
     assert s.tri_indices.tolist() == tri
     assert s.coord_indices.tolist() == vertex.tolist()       # every vertex used: the file keeps their numbers
     np.testing.assert_array_equal(s.targets[0].tangents, quat[first])
