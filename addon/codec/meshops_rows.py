@@ -189,24 +189,33 @@ def _in_vertex_order(first: np.ndarray, inverse: np.ndarray, vertex: np.ndarray)
     return first[order], rank[inverse]
 
 
-_PROBE = 1 << 16          # rows sampled to decide whether most rows repeat their vertex's first
+_PROBE = 1 << 12          # rows sampled to decide whether most rows repeat their vertex's first
 
 
-def _first_rows(vertex: np.ndarray, top: int, n: int) -> np.ndarray:
-    """(top,) the first row of each vertex, n where none."""
+def _first_rows(vertex: np.ndarray, top: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """((top,) the first row of each vertex, n where none; (rows,) each row's vertex's first row)."""
     head = np.full(top, n, vertex.dtype)
     rows = np.arange(len(vertex), dtype=vertex.dtype)
     head[vertex[::-1]] = rows[::-1]            # the last write wins: the first row
-    if (head[vertex] > rows).any():            # an assignment order numpy does not promise
+    per_row = head[vertex]
+    if (per_row > rows).any():                 # an assignment order numpy does not promise
         head.fill(n)
         np.minimum.at(head, vertex, rows)
-    return head
+        per_row = head[vertex]
+    return head, per_row
+
+
+def _columns(words: np.ndarray) -> list[np.ndarray]:
+    """The rows' words as few contiguous columns: one uint64 column when a row is 8 bytes."""
+    if words.shape[1] == 2:
+        return [np.ascontiguousarray(words).view(np.uint64).reshape(-1)]
+    return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
 
 
 def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool):
     """unique_in_order when most rows equal the first row of their vertex (a smooth mesh): those
-    join it by one comparison per word against a per-vertex table, and only the vertices' first
-    rows and the rows that differ are hashed. None when that would not pay."""
+    join it by one comparison per word, and only the vertices' first rows and the rows that
+    differ are hashed. None when that would not pay."""
     n = len(words)
     top = int(vertex.max(initial=0)) + 1
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
@@ -214,30 +223,33 @@ def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool)
     idx = np.int32 if n < 1 << 31 else np.int64           # 4-byte indices: half the memory traffic
     vertex = vertex.astype(idx)
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
-    probe = _first_rows(vertex[:_PROBE], top, _PROBE)[vertex[:_PROBE]]
+    probe = _first_rows(vertex[:_PROBE], top, _PROBE)[1]
     if len(_equal_rows(words, np.arange(_PROBE), probe)) < _PROBE // 2:
         return None                            # mostly split: plain hashing
-    head = _first_rows(vertex, top, n)         # per vertex, its first row (n: unused)
-    used = head < n
-    heads = head[used]
-    same = np.ones(n, bool)
-    same[heads] = False                        # a head is not joined to itself
-    for j in range(words.shape[1]):
-        col = np.ascontiguousarray(words[:, j])
-        at_head = np.zeros(top, np.uint32)
-        at_head[used] = col[heads]
-        same &= col == at_head[vertex]
+    head, per_row = _first_rows(vertex, top, n)
+    is_head = per_row == np.arange(n, dtype=idx)
+    same = ~is_head                            # a head is not joined to itself
+    for col in _columns(words):
+        same &= col == col[per_row]
     todo = np.flatnonzero(~same)               # the heads and the rows that differ
     # per todo row, its first equal todo row (local); no row that joined a head comes before that
     # one, or its head, a todo row with the same bytes, would come before it too
-    rep = representatives(_with_vertex(words[todo], vertex[todo]) if within_vertex else words[todo])
+    if within_vertex:
+        # a head differs from its vertex's other values, and from other vertices: only the rest
+        # are grouped (by bytes and vertex)
+        rep = np.arange(len(todo))
+        rest = np.flatnonzero(~is_head[todo])
+        rows = todo[rest]
+        rep[rest] = rest[representatives(_with_vertex(words[rows], vertex[rows]))]
+    else:
+        rep = representatives(words[todo])
     is_first = rep == np.arange(len(todo))
     local = np.empty(len(todo), np.int64)
     local[is_first] = np.arange(int(is_first.sum()))
     first, ordered = _in_vertex_order(todo[is_first], local[rep], vertex)
-    out = np.empty(n, np.int64)
-    out[todo] = ordered
+    heads = head[head < n]                     # ascending by vertex; all of them in todo
     at_head = np.zeros(top, np.int64)
-    at_head[used] = out[heads]
-    np.copyto(out, at_head[vertex], where=same)
+    at_head[vertex[heads]] = ordered[np.searchsorted(todo, heads)]
+    out = at_head[vertex]
+    out[todo] = ordered
     return first, out

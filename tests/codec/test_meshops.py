@@ -176,8 +176,12 @@ def test_split_takes_the_first_corner_pass_only_when_it_pays(monkeypatch):
     monkeypatch.setattr(meshops_rows, "representatives", lambda w: calls.append(len(w)) or real(w))
     monkeypatch.setattr(meshops_rows, "_PROBE", 64)
     vertex = np.repeat(np.arange(1000), 6)
-    meshops.split_corners(np.repeat(np.arange(1000, dtype=np.int32), 6)[:, None], vertex)
+    smooth = np.repeat(np.arange(1000, dtype=np.int32), 6)[:, None]
+    meshops.split_corners(smooth, vertex, within_vertex=False)
     assert calls == [1000]                             # only each vertex's first corner was hashed
+    calls.clear()
+    meshops.split_corners(smooth, vertex)
+    assert calls == [0]                                # within a vertex, first corners are distinct anyway
     calls.clear()
     meshops.split_corners(np.arange(6000, dtype=np.int32)[:, None], vertex)
     assert calls == [6000]                             # nothing agrees: every corner hashed once
