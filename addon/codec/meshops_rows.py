@@ -179,7 +179,13 @@ def unique_in_order(record: np.ndarray, vertex: np.ndarray, within_vertex: bool 
 
 
 def _with_vertex(words: np.ndarray, vertex: np.ndarray) -> np.ndarray:
-    return np.concatenate([words, vertex.astype(np.int64).reshape(-1, 1).view(np.uint32)], 1)
+    """The rows with their vertex as one more word (two past 2 ** 32 vertices)."""
+    wide = len(vertex) and int(vertex.max()) >= 1 << 32
+    v = vertex.astype(np.int64 if wide else np.uint32).reshape(len(vertex), 1).view(np.uint32)
+    out = np.empty((len(words), words.shape[1] + v.shape[1]), np.uint32)
+    out[:, :words.shape[1]] = words
+    out[:, words.shape[1]:] = v
+    return out
 
 
 def _in_vertex_order(first: np.ndarray, inverse: np.ndarray, vertex: np.ndarray):
