@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...meshops import face_normals, weld_ids
-from ...welding import components
+from ...meshops import components, face_normals, weld_ids
 
 COS_SAME = 0.9995
 

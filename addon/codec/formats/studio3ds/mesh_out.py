@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes, meshops, welding
+from ... import axes, meshops
 from ...scene import Mesh
-from ...smoothing import smooth_normals
 from . import ids
 from .groups import corners_agree, smoothing_groups
 from .model import Chunk, MaterialGroup, VertexFlags
@@ -63,8 +62,8 @@ def _sharp_agrees(mesh: Mesh, groups: np.ndarray, vert: np.ndarray, corner_of, f
     if mesh.sharp_edges is None or len(mesh.sharp_edges) != len(mesh.corners):
         return None
     faces = np.arange(0, len(vert), 3)
-    edges = welding.edge_pairs(vert, welding.next_corner(faces, len(vert)))
-    sharp, flat = welding.sharp_from_groups(groups, faces, len(vert), edges)
+    edges = meshops.edge_pairs(vert, meshops.next_corner(faces, len(vert)))
+    sharp, flat = meshops.sharp_from_groups(groups, faces, len(vert), edges)
     if mesh.sharp_faces is not None and not np.array_equal(np.asarray(mesh.sharp_faces, bool)[face_of_tri], flat):
         return False
     smooth = edges.manifold & ~flat[edges.a // 3] & ~flat[edges.b // 3]
@@ -87,7 +86,7 @@ def _groups(mesh: Mesh, face_of_tri, local, tris, normals, vert=None, corner_of=
                 # all flat: it still holds when each face's three corner normals agree
                 if corners_agree(normals.reshape(-1, 3, 3)):
                     return groups
-            elif (np.einsum("ij,ij->i", smooth_normals(local, tris, groups), normals) >= 0.999).all():
+            elif (np.einsum("ij,ij->i", meshops.smooth_normals(local, tris, groups), normals) >= 0.999).all():
                 return groups
     return smoothing_groups(local, tris, normals)
 
