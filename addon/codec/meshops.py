@@ -68,7 +68,7 @@ def vertex_normals(positions: np.ndarray, tri_vertices: np.ndarray, count: int |
 def corner_record(*columns: np.ndarray) -> np.ndarray:
     """(C, W) uint32: the raw bits of per-corner arrays side by side, as split_corners compares
     them. Each column is (C,) or (C, k) of 4- or 8-byte items (2-byte items: pairs of them)."""
-    words = [np.ascontiguousarray(c).reshape(len(c), -1).view(np.uint32) for c in columns]
+    words = [np.ascontiguousarray(c).reshape(len(c), int(np.prod(np.shape(c)[1:]))).view(np.uint32) for c in columns]
     out = np.empty((len(columns[0]), sum(w.shape[1] for w in words)), np.uint32)
     col = 0
     for w in words:

@@ -143,6 +143,17 @@ def test_split_compares_bytes_nan_and_signed_zero():
 def test_split_of_nothing():
     first, index = meshops.split_corners(np.zeros((0, 3), np.float32), np.zeros(0, np.int64))
     assert first.shape == (0,) and index.shape == (0,)
+    record = meshops.corner_record(np.zeros((0, 2), np.int16), np.zeros((0, 2), np.float32), np.zeros(0, np.int64))
+    assert record.shape == (0, 5) and record.dtype == np.uint32
+
+
+def test_corner_record_holds_the_raw_bits_side_by_side():
+    n = np.array([[1, -1], [2, 3]], np.int16)
+    uv = np.array([[0.5, -0.0], [1.0, 2.0]], np.float32)
+    rec = meshops.corner_record(n, uv, np.array([7, 2 ** 40], np.int64))
+    assert rec.shape == (2, 5)
+    assert rec[:, :1].tobytes() == n.tobytes() and rec[:, 1:3].tobytes() == uv.tobytes()
+    assert rec[:, 3:].view(np.int64).ravel().tolist() == [7, 2 ** 40]
 
 
 @pytest.mark.parametrize("within", [True, False])
