@@ -15,11 +15,11 @@ from ...option_rules import choices
 from ...scene import Mesh, Scene
 from . import bounds, tangent
 from .animation_out import armature_bones, build_tracks
+from .conventions import BASIS, COLOR_NAME
 from .dedupe import unique_in_order
 from .geometry import corner_frames, triangulate
 from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
 from .options import ExportOptions
-from .to_scene import BASIS, COLOR_NAME
 
 
 MAX_SURFACES = 32768      # the format page's limit
@@ -96,7 +96,7 @@ class _Part:
             c = self.layout[attr]
             uv = per_corner(np.asarray(uv, np.float32).reshape(-1, 2))
             floats[:, c] = uv[:, 0]
-            floats[:, c + 1] = 1.0 - uv[:, 1]            # scene.uv_from_blender
+            floats[:, c + 1] = 1.0 - uv[:, 1]            # conventions.uv_from_blender
         if cols is not None:
             rgba = np.clip(np.round(per_corner(np.asarray(cols)) * 255), 0, 255).astype(np.uint8)
             self.record[:, self.layout["colors"]] = rgba.view(np.uint32).reshape(-1)

@@ -1,7 +1,5 @@
-"""UNIGINE model <-> neutral Scene: import side, and the format's conventions.
+"""UNIGINE model -> neutral Scene (axes, UVs and the names it keeps in the Scene: conventions.py).
 
-UNIGINE is right-handed, Z up, metres, counter-clockwise front faces, like
-Blender, so the basis is the identity; only UV V runs top-down (v' = 1 - v).
 Surfaces become material slots (or objects), coordinate vertices Blender
 vertices, triangle vertices per-corner data; bones an armature with rest
 matrices in armature space, unscaled (Blender bones cannot rest scaled: the
@@ -18,25 +16,9 @@ from ...errors import FormatError, Warnings
 from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
 from ...welding import weld_by_normals
 from . import pose, tangent
+from .conventions import BASIS, COLOR_NAME, ORDER_PROP, REST_KEY, SIGN_ATTR, TANGENT_ATTR, UV_NAMES, uv_to_blender
 from .model import R_BIT, S_BITS, T_BITS, WEIGHT_SCALE, AnimFile, MeshFile, Surface, Track
 from .options import AnimImportOptions, ImportOptions
-
-BASIS = np.eye(3)                  # file axes -> Blender axes
-UV_NAMES = ("UVMap", "UVMap2")
-COLOR_NAME = "Color"
-TANGENT_ATTR = "unigine_tangent"          # (C, 3) kept so that export rebuilds the same quaternions
-SIGN_ATTR = "unigine_binormal_sign"       # (C,) +1 / -1
-ORDER_PROP = "unigine_index"              # Bone.extras: the bone's index in the file
-
-
-def uv_to_blender(uv: np.ndarray) -> np.ndarray:
-    out = np.array(uv, np.float32, copy=True).reshape(-1, 2)
-    out[:, 1] = 1.0 - out[:, 1]
-    return out
-
-
-uv_from_blender = uv_to_blender    # the flip is its own inverse
-
 
 def _surface_mesh(name: str, surfaces: list[Surface], slots: list[int], bone_count: int) -> Mesh:
     """One Mesh from several surfaces: vertices appended surface after surface."""
@@ -216,10 +198,6 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
     _each_alone(scene)
     return scene
-
-
-# scene.metadata: {bone: [parent, t(3), r xyzw(4), s(3)]}, the rest an imported .anim's keys are relative to
-REST_KEY = "unigine_rest"
 
 
 def _rest_metadata(kept: list[str], rigid_local: dict[str, np.ndarray], parent_of: dict[str, str | None]) -> dict:
