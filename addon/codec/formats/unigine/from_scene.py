@@ -19,7 +19,7 @@ from .conventions import BASIS, COLOR_NAME
 from .dedupe import unique_in_order
 from .geometry import corner_frames, triangulate
 from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
-from .options import ExportOptions
+from .options import AnimExportOptions, ExportOptions
 
 
 MAX_SURFACES = 32768      # the format page's limit
@@ -256,3 +256,20 @@ def scene_to_mesh(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Mesh
 def anim_placeholder() -> np.ndarray:
     """The file-level bounds real .anim files carry: min 1e9, max -1e9, radius -1."""
     return np.array([1e9] * 3 + [-1e9] * 3 + [0.0] * 3 + [-1.0], np.float32)
+
+
+def scene_to_anim(scene: Scene, opts: AnimExportOptions, warnings: Warnings) -> AnimFile:
+    _, _, bones, bind, _ = armature_bones(scene, warnings)
+    if not bones:
+        raise FormatError("an .anim needs an armature (or the rest pose of the .anim it came from)")
+    tracks = build_tracks(scene, bones, bind, quantized=True, warnings=warnings)
+    if not tracks:
+        warnings.warn("no action animates a bone of the armature; the .anim holds no animation")
+    return AnimFile(Bounds(anim_placeholder()), bones, bind, tracks)
+
+
+def from_scene(scene: Scene, opts: ExportOptions | AnimExportOptions, warnings: Warnings) -> MeshFile | AnimFile:
+    """A .mesh (with its animations in companion .anim files), or with AnimExportOptions an .anim alone."""
+    if isinstance(opts, AnimExportOptions):
+        return scene_to_anim(scene, opts, warnings)
+    return scene_to_mesh(scene, opts, warnings)
