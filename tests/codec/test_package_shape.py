@@ -105,6 +105,8 @@ def test_imports_keep_the_directions_apart(package):
     graph = package_imports(FORMATS / package)
     assert graph["from_scene"] and graph["to_scene"]   # the parse found the imports at all
     assert not violations(graph), f"{package}:\n" + "\n".join(violations(graph))
+    # the format's conventions are one place that both directions use, not a second copy beside them
+    assert "conventions" in reach(graph, "to_scene") and "conventions" in reach(graph, "from_scene")
 
 
 @pytest.mark.parametrize("package", PACKAGES)
