@@ -9,7 +9,8 @@ from ..bridge.animation_build import build_animations
 from ..codec.axes import inverse_or_identity
 from ..codec.errors import CodecError, Warnings
 from ..codec.formats.unigine.options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
-from ..codec.formats.unigine.to_scene import TANGENT_ATTR, rebase_animations
+from ..codec.formats.unigine.conventions import TANGENT_ATTR
+from ..codec.formats.unigine.to_scene import rebase_animations
 from ._normals import normals_property
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
 

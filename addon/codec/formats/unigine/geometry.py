@@ -6,8 +6,8 @@ import numpy as np
 from ...axes import inverse_or_identity
 from ...meshops import face_normals, group_rows, vertex_normals
 from ...scene import Mesh
+from .conventions import SIGN_ATTR, TANGENT_ATTR
 from .tangent import cross as _cross
-from .to_scene import SIGN_ATTR, TANGENT_ATTR
 
 
 _BLOCK = 1 << 15
