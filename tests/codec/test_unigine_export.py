@@ -389,3 +389,31 @@ def test_tangent_quaternions_survive_decode_and_encode():
     step = np.minimum(np.abs(again - shorts).max(1), np.abs(-again - shorts).max(1))
     assert step.max() <= 1
     assert ((again[:, 3] < 0) == (shorts[:, 3] < 0)).all()
+
+
+def test_frames_without_a_second_normalization_match_within_one_step():
+    """corner_frames hands custom normals and kept tangents to tangent.encode as they are (encode
+    normalizes); normalizing them first as well, as export once did, gives the same quaternions
+    but for rounding: at most one 1/32767 step in a component."""
+    from addon.codec.formats.unigine import tangent
+    from addon.codec.formats.unigine.conventions import SIGN_ATTR, TANGENT_ATTR
+    from addon.codec.formats.unigine.geometry import corner_frames
+    rng = np.random.default_rng(3)
+    n_tri = 20_000
+    mesh = S.Mesh.from_triangles("m", rng.random((3 * n_tri, 3)).astype(np.float32),
+                                 np.arange(3 * n_tri).reshape(-1, 3))
+    normal = rng.normal(size=(3 * n_tri, 3)).astype(np.float32)
+    tan = rng.normal(size=(3 * n_tri, 3)).astype(np.float32)
+    unit = normal / np.linalg.norm(normal, axis=1, keepdims=True)
+    mesh.normals = unit * rng.uniform(0.999, 1.001, (3 * n_tri, 1)).astype(np.float32)   # unit, but for rounding
+    mesh.corner_attributes[TANGENT_ATTR] = tan
+    mesh.corner_attributes[SIGN_ATTR] = np.where(rng.random(3 * n_tri) < 0.5, -1, 1).astype(np.float32)
+    n, t, sign = corner_frames(mesh, mesh.positions, np.arange(3 * n_tri).reshape(-1, 3), np.eye(4))
+    assert n is not None and np.array_equal(n, mesh.normals)                  # handed on as they are
+    now = tangent.encode(n, t, sign)
+
+    def unit_rows(v):
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    before = tangent.encode(unit_rows(n), unit_rows(t), sign)
+    step = np.abs(now.astype(int) - before).max(axis=1)
+    assert step.max() <= 1 and (step == 0).mean() > 0.99

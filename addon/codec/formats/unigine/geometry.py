@@ -39,7 +39,10 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     The binormal sign is Blender's bitangent sign: +1 when the binormal
     cross(normal, tangent) follows +V of Blender's (bottom-up) UVs, so an
     unmirrored layout gets w > 0 (the notes leave the V direction open).
-    float32 is ample here: the frames end as 1/32767 steps.
+    float32 is ample here: the frames end as 1/32767 steps. Custom normals and kept tangents
+    come as they are, not of unit length: tangent.encode normalizes (a second pass here moved
+    a few quaternions by one step, as tests/codec/test_unigine_export.py shows, at a third of
+    the frames' cost).
     """
     corner = tri_corners.reshape(-1)
     # all triangles already: corner k is triangle corner k, and gathers can be skipped
@@ -58,7 +61,7 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
         face_n = face_normals(positions, tri_v)
     if has_normals:
         # normals take the inverse transpose: rows times inv(lin)
-        normal = _normalize(_transform(per_corner(np.asarray(mesh.normals, np.float32)), inverse_or_identity(lin)))
+        normal = _transform(per_corner(np.asarray(mesh.normals, np.float32)), inverse_or_identity(lin))
     else:
         normal = _normalize(vertex_normals(positions, tri_v))[vertex]
     if has_tangents:
@@ -68,7 +71,7 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
         sign_src = attrs.get(SIGN_ATTR if mine else "bitangent_sign")
         sign = np.ones(len(corner), np.float32) if sign_src is None else \
             per_corner(np.asarray(sign_src, np.float32).reshape(-1))
-        return normal, _normalize(tan), np.where(sign < 0, np.float32(-1.0), np.float32(1.0))
+        return normal, tan, np.where(sign < 0, np.float32(-1.0), np.float32(1.0))
     uvs = list(mesh.uv_layers.values())
     if not uvs:
         return normal, np.zeros_like(normal), np.ones(len(corner), np.float32)
