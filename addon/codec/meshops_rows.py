@@ -237,18 +237,12 @@ def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool)
     same = ~is_head                            # a head is not joined to itself
     for col in _columns(words):
         same &= col == col[per_row]
+    if within_vertex:
+        return _heads_then_seams(words, vertex, head, same | is_head, n)
     todo = np.flatnonzero(~same)               # the heads and the rows that differ
     # per todo row, its first equal todo row (local); no row that joined a head comes before that
     # one, or its head, a todo row with the same bytes, would come before it too
-    if within_vertex:
-        # a head differs from its vertex's other values, and from other vertices: only the rest
-        # are grouped (by bytes and vertex)
-        rep = np.arange(len(todo))
-        rest = np.flatnonzero(~is_head[todo])
-        rows = todo[rest]
-        rep[rest] = rest[representatives(_with_vertex(words[rows], vertex[rows]))]
-    else:
-        rep = representatives(words[todo])
+    rep = representatives(words[todo])
     is_first = rep == np.arange(len(todo))
     local = np.empty(len(todo), np.int64)
     local[is_first] = np.arange(int(is_first.sum()))
@@ -258,4 +252,36 @@ def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool)
     at_head[vertex[heads]] = ordered[np.searchsorted(todo, heads)]
     out = at_head[vertex]
     out[todo] = ordered
+    return first, out
+
+
+def _heads_then_seams(words: np.ndarray, vertex: np.ndarray, head: np.ndarray, kept: np.ndarray, n: int):
+    """unique_in_order within vertices, given each vertex's first row (`head`, n where unused) and
+    the rows that are a head or equal their head (`kept`): a head differs from every other row's
+    group (another vertex, or other bytes), so only the other rows (seams) are grouped; then each
+    vertex's head comes first and its seam groups after it, in first-use order. No sort of all rows."""
+    seams = np.flatnonzero(~kept)
+    used = head < n
+    counts = used.astype(np.int64)
+    if len(seams):
+        rep = representatives(_with_vertex(words[seams], vertex[seams]))
+        is_first = rep == np.arange(len(seams))
+        firsts = seams[is_first]                               # ascending: first use
+        fv = vertex[firsts]
+        order = stable_order(fv)                               # by (vertex, first use)
+        counts += np.bincount(fv, minlength=len(head))
+    offset = np.cumsum(counts) - counts                        # each vertex's first place
+    first = np.empty(int(counts.sum()), np.int64)
+    first[offset[used]] = head[used]
+    out = offset[vertex]                                       # a head and the rows equal to it
+    if len(seams):
+        fo = fv[order]
+        run = np.flatnonzero(np.r_[True, fo[1:] != fo[:-1]])       # each vertex's seam groups
+        within = np.arange(len(fo)) - np.repeat(run, np.diff(np.r_[run, len(fo)]))
+        place = np.empty(len(fo), np.int64)
+        place[order] = offset[fo] + 1 + within
+        first[place] = firsts
+        local = np.empty(len(seams), np.int64)
+        local[is_first] = np.arange(len(firsts))
+        out[seams] = place[local[rep]]
     return first, out

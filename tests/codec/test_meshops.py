@@ -192,7 +192,7 @@ def test_split_takes_the_first_corner_pass_only_when_it_pays(monkeypatch):
     assert calls == [1000]                             # only each vertex's first corner was hashed
     calls.clear()
     meshops.split_corners(smooth, vertex)
-    assert calls == [0]                                # within a vertex, first corners are distinct anyway
+    assert calls == []                                 # within a vertex, first corners are distinct anyway
     calls.clear()
     meshops.split_corners(np.arange(6000, dtype=np.int32)[:, None], vertex)
     assert calls == [6000]                             # nothing agrees: every corner hashed once
