@@ -23,7 +23,7 @@ from .smoothing import smooth_normals
 from .welding import (components, edge_pairs, face_normals, next_corner, sharp_from_groups, split_vertices, unit,
                       weld, weld_by_normals, weld_ids, weld_points)
 
-__all__ = ["triangulate", "all_triangles", "face_normals", "vertex_normals", "unit", "split_corners", "corner_record",
+__all__ = ["triangulate", "all_triangles", "face_normals", "vertex_normals", "unit", "split_corners",
            "group_rows", "weld", "weld_ids", "weld_points", "weld_by_normals", "split_vertices", "components",
            "edge_pairs", "next_corner", "sharp_from_groups", "smooth_normals",
            "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe"]
@@ -65,22 +65,11 @@ def vertex_normals(positions: np.ndarray, tri_vertices: np.ndarray, count: int |
     return np.stack([np.bincount(v, rows[:, c], minlength=count) for c in range(3)], 1).astype(np.float32)
 
 
-def corner_record(*columns: np.ndarray) -> np.ndarray:
-    """(C, W) uint32: the raw bits of per-corner arrays side by side, as split_corners compares
-    them. Each column is (C,) or (C, k) of 4- or 8-byte items (2-byte items: pairs of them)."""
-    words = [np.ascontiguousarray(c).reshape(len(c), int(np.prod(np.shape(c)[1:]))).view(np.uint32) for c in columns]
-    out = np.empty((len(columns[0]), sum(w.shape[1] for w in words)), np.uint32)
-    col = 0
-    for w in words:
-        out[:, col:col + w.shape[1]] = w
-        col += w.shape[1]
-    return out
-
-
 def split_corners(record: np.ndarray, vertex: np.ndarray, within_vertex: bool = True
                   ) -> tuple[np.ndarray, np.ndarray]:
     """The corner -> vertex split: corners of one vertex with the same bytes in `record` (one row per
-    corner, any dtype) become one vertex. -> (first corner of each vertex, vertex index per corner).
+    corner, any dtype; or a list of such arrays side by side, which need not be copied into one)
+    become one vertex. -> (first corner of each vertex, vertex index per corner).
     within_vertex=False: corners of different vertices with the same bytes are one too (UNIGINE's
     triangle vertices, which its coordinate vertices do not bind).
 
@@ -88,7 +77,8 @@ def split_corners(record: np.ndarray, vertex: np.ndarray, within_vertex: bool = 
     their first corner, then by first corner: a mesh whose corners agree within each vertex keeps
     its order. Equal means equal bytes (-0.0 and 0.0 differ; NaNs with equal bits are equal).
     Linear time: rows are hashed, never trusted without a byte comparison."""
-    return unique_in_order(np.asarray(record), vertex, within_vertex)
+    return unique_in_order(record if isinstance(record, (list, tuple)) else np.asarray(record), vertex,
+                           within_vertex)
 
 
 def degenerate_faces(mesh: Mesh) -> np.ndarray:

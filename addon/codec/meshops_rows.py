@@ -167,15 +167,37 @@ def unique_in_order(record: np.ndarray, vertex: np.ndarray, within_vertex: bool 
     vertices comes back in the same order. within_vertex: rows of different
     vertices are never the same (as if the vertex were part of the row).
     """
-    if len(record) == 0:
+    rows = _Rows(record)
+    if rows.n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     vertex = np.asarray(vertex, np.int64)
-    words = _words(record)
-    fast = _by_vertex_heads(words, vertex, within_vertex)
+    fast = _by_vertex_heads(rows, vertex, within_vertex)
     if fast is not None:
         return fast
+    words = rows.matrix()
     first, inverse = group(_with_vertex(words, vertex) if within_vertex else words)
     return _in_vertex_order(first, inverse, vertex)
+
+
+class _Rows:
+    """Rows given as one (N, ...) array, or as several per-row arrays side by side (columns, which
+    then need not be copied into one): their words a column at a time for comparisons, or as an
+    (N, W) uint32 matrix for the rows that hashing needs."""
+
+    def __init__(self, record):
+        parts = list(record) if isinstance(record, (list, tuple)) else [record]
+        self.parts = [_words(np.asarray(p)) for p in parts]
+        self.n = len(self.parts[0])
+
+    def columns(self) -> list[np.ndarray]:
+        out = []
+        for w in self.parts:
+            out += [w.view(np.uint64).reshape(-1)] if w.shape[1] == 2 else [w[:, j] for j in range(w.shape[1])]
+        return out
+
+    def matrix(self, rows: np.ndarray | None = None) -> np.ndarray:
+        sel = [w if rows is None else w[rows] for w in self.parts]
+        return sel[0] if len(sel) == 1 else np.concatenate(sel, 1)
 
 
 def _with_vertex(words: np.ndarray, vertex: np.ndarray) -> np.ndarray:
@@ -211,18 +233,11 @@ def _first_rows(vertex: np.ndarray, top: int, n: int) -> tuple[np.ndarray, np.nd
     return head, per_row
 
 
-def _columns(words: np.ndarray) -> list[np.ndarray]:
-    """The rows' words as few contiguous columns: one uint64 column when a row is 8 bytes."""
-    if words.shape[1] == 2:
-        return [np.ascontiguousarray(words).view(np.uint64).reshape(-1)]
-    return [np.ascontiguousarray(words[:, j]) for j in range(words.shape[1])]
-
-
-def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool):
+def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     """unique_in_order when most rows equal the first row of their vertex (a smooth mesh): those
     join it by one comparison per word, and only the vertices' first rows and the rows that
     differ are hashed. None when that would not pay."""
-    n = len(words)
+    n = rows.n
     top = int(vertex.max(initial=0)) + 1
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
         return None
@@ -230,19 +245,23 @@ def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool)
     vertex = vertex.astype(idx)
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
     probe = _first_rows(vertex[:_PROBE], top, _PROBE)[1]
-    if len(_equal_rows(words, np.arange(_PROBE), probe)) < _PROBE // 2:
+    cols = rows.columns()
+    agree = np.ones(_PROBE, bool)
+    for col in cols:
+        agree &= col[:_PROBE] == col[probe]
+    if agree.sum() < _PROBE // 2:
         return None                            # mostly split: plain hashing
     head, per_row = _first_rows(vertex, top, n)
     is_head = per_row == np.arange(n, dtype=idx)
     same = ~is_head                            # a head is not joined to itself
-    for col in _columns(words):
+    for col in cols:
         same &= col == col[per_row]
     if within_vertex:
-        return _heads_then_seams(words, vertex, head, same | is_head, n)
+        return _heads_then_seams(rows, vertex, head, same | is_head, n)
     todo = np.flatnonzero(~same)               # the heads and the rows that differ
     # per todo row, its first equal todo row (local); no row that joined a head comes before that
     # one, or its head, a todo row with the same bytes, would come before it too
-    rep = representatives(words[todo])
+    rep = representatives(rows.matrix(todo))
     is_first = rep == np.arange(len(todo))
     local = np.empty(len(todo), np.int64)
     local[is_first] = np.arange(int(is_first.sum()))
@@ -255,7 +274,7 @@ def _by_vertex_heads(words: np.ndarray, vertex: np.ndarray, within_vertex: bool)
     return first, out
 
 
-def _heads_then_seams(words: np.ndarray, vertex: np.ndarray, head: np.ndarray, kept: np.ndarray, n: int):
+def _heads_then_seams(rows: _Rows, vertex: np.ndarray, head: np.ndarray, kept: np.ndarray, n: int):
     """unique_in_order within vertices, given each vertex's first row (`head`, n where unused) and
     the rows that are a head or equal their head (`kept`): a head differs from every other row's
     group (another vertex, or other bytes), so only the other rows (seams) are grouped; then each
@@ -264,7 +283,7 @@ def _heads_then_seams(words: np.ndarray, vertex: np.ndarray, head: np.ndarray, k
     used = head < n
     counts = used.astype(np.int64)
     if len(seams):
-        rep = representatives(_with_vertex(words[seams], vertex[seams]))
+        rep = representatives(_with_vertex(rows.matrix(seams), vertex[seams]))
         is_first = rep == np.arange(len(seams))
         firsts = seams[is_first]                               # ascending: first use
         fv = vertex[firsts]

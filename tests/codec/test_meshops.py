@@ -143,17 +143,22 @@ def test_split_compares_bytes_nan_and_signed_zero():
 def test_split_of_nothing():
     first, index = meshops.split_corners(np.zeros((0, 3), np.float32), np.zeros(0, np.int64))
     assert first.shape == (0,) and index.shape == (0,)
-    record = meshops.corner_record(np.zeros((0, 2), np.int16), np.zeros((0, 2), np.float32), np.zeros(0, np.int64))
-    assert record.shape == (0, 5) and record.dtype == np.uint32
+    first, index = meshops.split_corners([np.zeros((0, 2), np.int16), np.zeros((0, 2), np.float32)],
+                                         np.zeros(0, np.int64))
+    assert first.shape == (0,) and index.shape == (0,)
 
 
-def test_corner_record_holds_the_raw_bits_side_by_side():
-    n = np.array([[1, -1], [2, 3]], np.int16)
-    uv = np.array([[0.5, -0.0], [1.0, 2.0]], np.float32)
-    rec = meshops.corner_record(n, uv, np.array([7, 2 ** 40], np.int64))
-    assert rec.shape == (2, 5)
-    assert rec[:, :1].tobytes() == n.tobytes() and rec[:, 1:3].tobytes() == uv.tobytes()
-    assert rec[:, 3:].view(np.int64).ravel().tolist() == [7, 2 ** 40]
+def test_split_takes_columns_side_by_side_as_one_record():
+    rng = np.random.default_rng(5)
+    vertex = rng.integers(0, 50, 400)
+    normal = rng.integers(-2, 2, (400, 2)).astype(np.int16)
+    uv = rng.integers(0, 2, (400, 2)).astype(np.float32)
+    w = rng.integers(0, 2, (400, 3)).astype(np.float32)
+    stacked = np.concatenate([normal.view(np.uint8), uv.view(np.uint8), w.view(np.uint8)], 1)
+    for within in (True, False):
+        want = _plain_split(stacked, vertex, within)
+        first, index = meshops.split_corners([normal, uv, w], vertex, within)
+        assert (first.tolist(), index.tolist()) == want
 
 
 @pytest.mark.parametrize("within", [True, False])
@@ -177,6 +182,8 @@ def test_split_of_a_large_mesh_matches_the_definition(smooth, within, monkeypatc
     for spare in (2, -8):
         monkeypatch.setattr(meshops_rows, "_SPARE_BITS", spare)
         first, index = meshops.split_corners(record, vertex, within)
+        assert (first.tolist(), index.tolist()) == want
+        first, index = meshops.split_corners([record[:, :1], record[:, 1:]], vertex, within)
         assert (first.tolist(), index.tolist()) == want
 
 

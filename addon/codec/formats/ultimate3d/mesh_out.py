@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...axes import apply_normals, apply_points
-from ...meshops import all_triangles, corner_record, split_corners, triangulate, vertex_normals
+from ...meshops import all_triangles, split_corners, triangulate, vertex_normals
 from ...scene import Mesh as SMesh
 from . import normals as ncodec
 from .conventions import SWAP
@@ -91,11 +91,9 @@ def _corner_sets(sm: SMesh, layout) -> list:
     return sets
 
 
-def _record(packed: np.ndarray, sets: list) -> np.ndarray:
-    """(C, words) per corner: its compressed normal and texture coordinates, as raw bits (equal bits
-    = exactly equal values)."""
-    normal = packed.astype(np.int16, copy=False)              # v1's bytes widened: whole words
-    return corner_record(normal, *[s for s in sets if s is not None])
+def _corner_values(packed: np.ndarray, sets: list) -> list[np.ndarray]:
+    """What a vertex's corners must agree on, bit for bit: the compressed normal and each set."""
+    return [packed.astype(np.int16, copy=False)] + [s for s in sets if s is not None]   # v1: whole words
 
 
 def _per_vertex(a: np.ndarray, rows: np.ndarray, unused_at: np.ndarray) -> np.ndarray:
@@ -129,7 +127,7 @@ def mesh_vertices(sm: SMesh, matrix: np.ndarray | None, normal_scalar: float, la
     packed = ncodec.encode_xyz(cn[:, SWAP[0]], cn[:, SWAP[1]], cn[:, SWAP[2]], v1=v1)
     sets = _corner_sets(sm, layout)
     n_v = len(pos)
-    first, new_of_corner = split_corners(_record(packed, sets), corners)
+    first, new_of_corner = split_corners(_corner_values(packed, sets), corners)
     source = corners[first]                      # ascending: the split keeps the vertex order
     # an unused vertex keeps a place: after the vertices split from those before it
     used = np.zeros(n_v, bool)
