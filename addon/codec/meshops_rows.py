@@ -5,6 +5,10 @@ and every row is compared byte for byte with the first row of its slot. A
 row whose slot belongs to a different row goes round again with another
 hash; the few left after that are grouped by an exact sort. No hash is ever
 trusted: equal means equal bytes.
+
+Most corners of a smooth mesh repeat the first corner of their vertex: those
+join it by one comparison per word, and only the rest are hashed (within a
+vertex, not even the vertices' first corners: they differ by definition).
 """
 from __future__ import annotations
 
