@@ -95,11 +95,13 @@ def corner_edges(me) -> np.ndarray:
     return out
 
 
-def _set_sharp(me, sharp_corners, flat, edge_of=None) -> None:
-    """Native smoothing: sharp edges and flat faces, from which Blender derives the normals."""
-    sharp = np.zeros(len(me.edges), bool)
-    sharp[(corner_edges(me) if edge_of is None else edge_of)[np.asarray(sharp_corners, bool)]] = True
-    add_attribute(me, "sharp_edge", "EDGE", sharp)
+def _set_sharp(me, sharp_corners, flat, edge_of=None, sharp_edges=None) -> None:
+    """Native smoothing: sharp edges (per corner, or per edge: sharp_edges) and flat faces, from
+    which Blender derives the normals."""
+    if sharp_edges is None:
+        sharp_edges = np.zeros(len(me.edges), bool)
+        sharp_edges[(corner_edges(me) if edge_of is None else edge_of)[np.asarray(sharp_corners, bool)]] = True
+    add_attribute(me, "sharp_edge", "EDGE", sharp_edges)
     add_attribute(me, "sharp_face", "FACE", np.zeros(len(me.polygons), bool) if flat is None
                   else np.asarray(flat, bool))
 
@@ -110,17 +112,28 @@ def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> b
     normals do not: such points get a vertex per fan of faces, in the Scene mesh, and False asks
     for the mesh to be built again."""
     edge_of = corner_edges(me)
-    edges = welding.edge_pairs(corners, welding.next_corner(starts, len(corners)), edge_of)
-    if welding.several_fans(corners, edges, len(m.positions)):
+    nxt = welding.next_corner(starts, len(corners))
+    sides = welding.edge_sides(corners, nxt, edge_of, len(me.edges))
+    if sides is None:                                 # edges of 3+ faces or disagreeing windings
+        edges = welding.edge_pairs(corners, nxt, edge_of)
+        several = welding.several_fans(corners, edges, len(m.positions))
+    else:
+        edges = None
+        side, key = sides
+        several = welding.several_fans_by_sides(corners, nxt, side[key ^ 1], len(m.positions))
+    if several:
+        if edges is None:
+            edges = welding.edge_pairs(corners, nxt, edge_of)
         new_corners, source = welding.split_fans(corners, welding.fan_labels(len(corners), edges),
                                                  len(m.positions))
-    else:
-        source = m.positions                          # every vertex on one fan: nothing to split
-    if len(source) > len(m.positions):
-        welding.split_vertices(m, new_corners, source)
-        return False
+        if len(source) > len(m.positions):
+            welding.split_vertices(m, new_corners, source)
+            return False
     if m.normals is not None and len(m.normals) == len(corners):
         me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+    elif edges is None:
+        sharp, flat = welding.sharp_edges_by_sides(m.smoothing, side, starts, len(corners))
+        _set_sharp(me, None, flat, sharp_edges=sharp)
     else:
         sharp, flat = welding.sharp_from_groups(m.smoothing, starts, len(corners), edges)
         _set_sharp(me, sharp, flat, edge_of)

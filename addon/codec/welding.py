@@ -49,28 +49,61 @@ def weld_ids(positions: np.ndarray) -> np.ndarray:
 
 
 def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(id per vertex 0..P-1, the lowest vertex at each point): vertices at exactly the same point
-    share an id (rows of any width: positions with more per-vertex values after them). A 64-bit hash of the coordinate bits sorts much faster than the 12-byte records;
-    the result is checked, and on a collision the exact sort is used."""
+    """(id per vertex 0..P-1, the lowest vertex at each point), ids in the order of those lowest
+    vertices: vertices at exactly the same point share an id (-0.0 is 0.0; rows of any width:
+    positions with more per-vertex values after them)."""
     p = np.ascontiguousarray(positions, np.float32)
     p = p.reshape(len(p), -1) + np.float32(0.0)                                 # -0.0 -> 0.0
-    bits = p.view(np.uint32).astype(np.uint64)
-    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15)
-    for k in range(1, bits.shape[1]):
-        h = (h ^ bits[:, k]) * np.uint64(0xC2B2AE3D27D4EB4F) if k + 1 < bits.shape[1] else h ^ bits[:, k]
-    order = np.argsort(h)
-    hs = h[order]
-    start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]]) if len(hs) else np.zeros(0, np.int64)
-    group = np.zeros(len(h), np.int64)
-    group[start[1:]] = 1
-    ids = np.empty(len(h), np.int64)
-    ids[order] = np.cumsum(group)
-    first = np.minimum.reduceat(order, start) if len(start) else start
-    if (bits == bits[first[ids]]).all():
-        return ids, first
-    _, first, ids = np.unique(np.ascontiguousarray(p).view(np.dtype((np.void, 4 * p.shape[1]))).ravel(),
-                              return_index=True, return_inverse=True)
-    return ids.ravel(), first
+    n = len(p)
+    idx = np.int32 if n < 2 ** 31 else np.int64
+    root = np.arange(n, dtype=idx)
+    _find_roots(p.view(np.uint32), root, 0)
+    is_root = root == np.arange(n, dtype=idx)
+    rank = np.cumsum(is_root, dtype=idx) - 1
+    return rank[root], np.flatnonzero(is_root).astype(idx)
+
+
+_MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
+
+
+def _find_roots(bits: np.ndarray, root: np.ndarray, depth: int) -> None:
+    """root[i] = the lowest row equal to row i (rows of uint32 words), through a hash table: each
+    row's slot takes the lowest row that lands there (the last of the writes, in reverse); rows
+    equal to their slot's row are done, the others (a different row took the slot) go round again
+    with another hash, and exact sorting settles the few rows left."""
+    n, w = bits.shape
+    if n == 0:
+        return
+    if depth == len(_MIX) or n < 64:
+        _, first, inv = np.unique(np.ascontiguousarray(bits).view(np.dtype((np.void, 4 * w))).ravel(),
+                                  return_index=True, return_inverse=True)
+        root[:] = root[first[inv.ravel()]]
+        return
+    mul = np.uint64(_MIX[depth])
+    h = bits[:, 0].astype(np.uint64)
+    for k in range(1, w):
+        h *= mul
+        h ^= bits[:, k]
+    h *= mul                                   # the top bits of a product mix every lower bit
+    size_bits = (4 * n - 1).bit_length() + 2 * depth          # a quarter full, then sparser
+    slot = (h >> np.uint64(64 - size_bits)).astype(np.intp)
+    rows = np.arange(n, dtype=root.dtype)
+    table = np.empty(1 << size_bits, root.dtype)
+    table[slot[::-1]] = rows[::-1]             # the last write wins: the lowest row takes its slot
+    own = np.take(table, slot)
+    same = np.ones(n, bool)
+    for k in range(w):
+        col = bits[:, k]
+        same &= col == np.take(col, own)
+    if (own > rows).any():                     # numpy does not promise the order of repeated writes
+        _find_roots(bits, root, len(_MIX))
+        return
+    rest = np.flatnonzero(~same)
+    sub = root[rest]
+    root[:] = np.take(root, own)               # wrong for the rest, which the next round sets
+    if len(rest):
+        _find_roots(bits[rest], sub, depth + 1)
+        root[rest] = sub
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -108,12 +141,17 @@ class Edges:
 
 
 def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
-    """(C,) the next corner of each corner's face (wrapping to the face's first)."""
-    nxt = np.arange(1, n_corners + 1, dtype=np.int64)
-    if len(faces):
-        starts = np.asarray(faces, np.int64)
-        ends = np.r_[starts[1:], n_corners] - 1
-        nxt[ends] = starts
+    """(C,) the next corner of each corner's face (wrapping to the face's first); int32 below
+    2**31 corners (half the memory traffic of every gather through it)."""
+    idx = np.int32 if n_corners < 2 ** 31 - 1 else np.int64
+    nxt = np.arange(1, n_corners + 1, dtype=idx)
+    if not len(faces):
+        return nxt
+    if n_corners == 3 * len(faces) and np.array_equal(faces, np.arange(0, n_corners, 3)):
+        nxt.reshape(-1, 3)[:, 2] -= 3          # triangles: a strided step, no scatter
+    else:
+        starts = np.asarray(faces, idx)
+        nxt[np.r_[starts[1:], n_corners] - 1] = starts
     return nxt
 
 
@@ -214,6 +252,66 @@ def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
     return met
 
 
+def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edges: int
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Blender's edges (`edge_of`: its corner_edge) seen from their two sides, without a sort:
+    (side (2E,), key (C,)). key[c] is the side corner c runs its edge on (2 * edge, + 1 when it
+    runs from the higher vertex to the lower); side[k] is the corner after the one on side k (the
+    same face's corner at the far end), -1 where no face runs that way. The corner across the edge
+    a corner c starts, at c's own vertex, is then side[key[c] ^ 1]. None when some side has two
+    corners (an edge of three or more faces, or faces whose windings disagree): edge_pairs decides."""
+    cv = np.asarray(corners)
+    wide = np.int32 if 2 * n_edges < 2 ** 31 else np.int64
+    key = np.asarray(edge_of, wide) * wide(2)
+    key += cv > np.take(cv, nxt)
+    side = np.full(2 * n_edges, -1, nxt.dtype)
+    side[key] = nxt
+    if np.count_nonzero(side >= 0) != len(cv):     # two corners wrote one side
+        return None
+    return side, key
+
+
+def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, across: np.ndarray, n_vertices: int) -> bool:
+    """several_fans for a mesh that edge_sides accepts: `across` (C,) the corner across each corner's
+    own edge at the same vertex (-1 at a border). One walk per vertex, from a corner whose edge
+    before it is a border if it has one; every vertex has one fan exactly when the walks, each
+    stopping back at its start or at a border, meet every corner (a walk meets only its own fan)."""
+    cv = np.asarray(corners)
+    n = len(cv)
+    if n == 0:
+        return False
+    idx = np.arange(n, dtype=across.dtype)
+    border = across < 0
+    step = np.where(border, idx, across)            # a walk stops at a corner whose own edge is a border
+    start = np.full(n_vertices, -1, across.dtype)
+    start[cv] = idx
+    heads = nxt[border]                             # after a border: the corner whose edge before it is one
+    start[cv[heads]] = heads
+    cur = start[start >= 0]
+    met, first = len(cur), cur
+    while len(cur) and met <= n:                    # each step meets a new corner of the walk's fan
+        nx = step[cur]
+        go = (nx != cur) & (nx != first)
+        cur, first = nx[go], first[go]
+        met += len(cur)
+    return met != n
+
+
+def sharp_edges_by_sides(groups: np.ndarray, side: np.ndarray, faces: np.ndarray, n_corners: int
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """sharp_from_groups per edge (E,) (with edge_sides' table), and the flat faces (F,)."""
+    g = np.asarray(groups).astype(np.uint32)
+    sharp = np.zeros(len(side) // 2, bool)
+    if len(g) == 0 or (g == g[0]).all():
+        return sharp, g == 0                            # one mask everywhere: no edge between groups
+    two = side.reshape(-1, 2)
+    both = (two >= 0).all(axis=1)
+    face_of = face_of_corner(faces, n_corners)
+    ga, gb = g[face_of[two[both, 0]]], g[face_of[two[both, 1]]]
+    sharp[both] = ((ga & gb) == 0) & ((ga | gb) != 0)
+    return sharp, g == 0
+
+
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
     label = np.minimum(np.arange(len(p), dtype=p.dtype), np.minimum(p, q))
@@ -249,33 +347,29 @@ def split_fans(corners: np.ndarray, labels: np.ndarray, n_vertices: int) -> tupl
 def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(corners (C,) uint32, stored vertex per welded vertex): one vertex per point, numbered in
     the stored order. A face whose corners would meet at one vertex (zero area) keeps its own."""
-    corners = np.asarray(corners, np.int64)
+    corners = np.asarray(corners)
     nv = len(positions)
     if nv == 0 or len(corners) == 0:
         return corners.astype(np.uint32), np.arange(nv)
-    ids, first = weld_points(positions)
-    # number the points in the stored order (first vertices are distinct: a scatter, no sort);
-    # a file without repeated points keeps its vertices as they are
-    is_first = np.zeros(nv, bool)
-    is_first[first] = True
-    rank = (np.cumsum(is_first) - 1)[first]
-    ids = rank[ids]
-    first = np.flatnonzero(is_first)
-    welded = ids[corners]
-    if len(corners) == 3 * len(faces):
+    ids, first = weld_points(positions)          # numbered in the stored order already
+    welded = np.take(ids, corners)
+    if len(corners) == 3 * len(faces) and np.array_equal(faces, np.arange(0, len(corners), 3)):
         w3 = welded.reshape(-1, 3)
-        bad_corner = np.repeat((w3[:, 0] == w3[:, 1]) | (w3[:, 1] == w3[:, 2]) | (w3[:, 2] == w3[:, 0]), 3)
+        bad_face = (w3[:, 0] == w3[:, 1]) | (w3[:, 1] == w3[:, 2]) | (w3[:, 2] == w3[:, 0])
+        bad_corner = np.repeat(bad_face, 3) if bad_face.any() else None
     else:                                     # polygons: also corners further apart
         bad_corner = welded == welded[next_corner(faces, len(corners))]
         face_of = face_of_corner(faces, len(corners))
         order = np.argsort(face_of * (len(first) + 1) + welded, kind="stable")
         fs, ws = face_of[order], welded[order]
         bad_corner[order[1:]] |= (fs[1:] == fs[:-1]) & (ws[1:] == ws[:-1])
-    if bad_corner.any():
+        if not bad_corner.any():
+            bad_corner = None
+    if bad_corner is not None:
         face_of = face_of_corner(faces, len(corners))
         bad = np.zeros(len(faces), bool)
         bad[face_of[bad_corner]] = True
-        welded = np.where(bad[face_of], len(first) + corners, welded)
+        welded = np.where(bad[face_of], len(first) + corners.astype(np.int64), welded)
     else:
         used = np.zeros(len(first), bool)
         used[welded] = True
