@@ -120,7 +120,7 @@ def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> b
     else:
         edges = None
         side, key = sides
-        several = welding.several_fans_by_sides(corners, nxt, side[key ^ 1], len(m.positions))
+        several = welding.several_fans_by_sides(corners, nxt, np.take(side, key ^ 1), len(m.positions))
     if several:
         if edges is None:
             edges = welding.edge_pairs(corners, nxt, edge_of)

@@ -53,7 +53,7 @@ def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     vertices: vertices at exactly the same point share an id (-0.0 is 0.0; rows of any width:
     positions with more per-vertex values after them)."""
     p = np.ascontiguousarray(positions, np.float32)
-    p = p.reshape(len(p), -1) + np.float32(0.0)                                 # -0.0 -> 0.0
+    p = (p if p.ndim == 2 else p.reshape(len(p), -1)) + np.float32(0.0)         # -0.0 -> 0.0
     n = len(p)
     idx = np.int32 if n < 2 ** 31 else np.int64
     root = np.arange(n, dtype=idx)
@@ -141,16 +141,14 @@ class Edges:
 
 
 def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
-    """(C,) the next corner of each corner's face (wrapping to the face's first); int32 below
-    2**31 corners (half the memory traffic of every gather through it)."""
-    idx = np.int32 if n_corners < 2 ** 31 - 1 else np.int64
-    nxt = np.arange(1, n_corners + 1, dtype=idx)
+    """(C,) intp: the next corner of each corner's face (wrapping to the face's first)."""
+    nxt = np.arange(1, n_corners + 1, dtype=np.intp)
     if not len(faces):
         return nxt
     if n_corners == 3 * len(faces) and np.array_equal(faces, np.arange(0, n_corners, 3)):
         nxt.reshape(-1, 3)[:, 2] -= 3          # triangles: a strided step, no scatter
     else:
-        starts = np.asarray(faces, idx)
+        starts = np.asarray(faces, np.intp)
         nxt[np.r_[starts[1:], n_corners] - 1] = starts
     return nxt
 
@@ -255,16 +253,16 @@ def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
 def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edges: int
                ) -> tuple[np.ndarray, np.ndarray] | None:
     """Blender's edges (`edge_of`: its corner_edge) seen from their two sides, without a sort:
-    (side (2E,), key (C,)). key[c] is the side corner c runs its edge on (2 * edge, + 1 when it
-    runs from the higher vertex to the lower); side[k] is the corner after the one on side k (the
-    same face's corner at the far end), -1 where no face runs that way. The corner across the edge
-    a corner c starts, at c's own vertex, is then side[key[c] ^ 1]. None when some side has two
-    corners (an edge of three or more faces, or faces whose windings disagree): edge_pairs decides."""
+    (side (2E,), key (C,) intp). key[c] is the side corner c runs its edge on (2 * edge, + 1 when
+    it runs from the higher vertex to the lower); side[k] is the corner after the one on side k
+    (the same face's corner at the far end), -1 where no face runs that way. The corner across the
+    edge a corner c starts, at c's own vertex, is then side[key[c] ^ 1]. None when some side has
+    two corners (an edge of three or more faces, or faces whose windings disagree): edge_pairs
+    decides then."""
     cv = np.asarray(corners)
-    wide = np.int32 if 2 * n_edges < 2 ** 31 else np.int64
-    key = np.asarray(edge_of, wide) * wide(2)
+    key = np.left_shift(edge_of, 1, dtype=np.intp)          # intp: numpy converts other index types
     key += cv > np.take(cv, nxt)
-    side = np.full(2 * n_edges, -1, nxt.dtype)
+    side = np.full(2 * n_edges, -1, np.int32 if len(cv) < 2 ** 31 else np.intp)
     side[key] = nxt
     if np.count_nonzero(side >= 0) != len(cv):     # two corners wrote one side
         return None
@@ -274,24 +272,26 @@ def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edge
 def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, across: np.ndarray, n_vertices: int) -> bool:
     """several_fans for a mesh that edge_sides accepts: `across` (C,) the corner across each corner's
     own edge at the same vertex (-1 at a border). One walk per vertex, from a corner whose edge
-    before it is a border if it has one; every vertex has one fan exactly when the walks, each
-    stopping back at its start or at a border, meet every corner (a walk meets only its own fan)."""
+    before it is a border if it has one; every vertex has one fan exactly when the walks meet every
+    corner (a walk meets only its own fan). A walk that reaches a border goes on to its vertex's
+    start, so that every walk stops back at its start: one comparison per step."""
     cv = np.asarray(corners)
     n = len(cv)
     if n == 0:
         return False
-    idx = np.arange(n, dtype=across.dtype)
     border = across < 0
-    step = np.where(border, idx, across)            # a walk stops at a corner whose own edge is a border
     start = np.full(n_vertices, -1, across.dtype)
-    start[cv] = idx
+    start[cv] = np.arange(n, dtype=across.dtype)
     heads = nxt[border]                             # after a border: the corner whose edge before it is one
-    start[cv[heads]] = heads
+    start[np.take(cv, heads)] = heads
+    step = across.copy()
+    tails = np.flatnonzero(border)
+    step[tails] = np.take(start, np.take(cv, tails))
     cur = start[start >= 0]
     met, first = len(cur), cur
     while len(cur) and met <= n:                    # each step meets a new corner of the walk's fan
-        nx = step[cur]
-        go = (nx != cur) & (nx != first)
+        nx = np.take(step, cur)
+        go = nx != first
         cur, first = nx[go], first[go]
         met += len(cur)
     return met != n
