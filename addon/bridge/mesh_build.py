@@ -40,7 +40,10 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     """Create the mesh datablock. `materials` maps scene material index -> bpy material."""
     me = bpy.data.meshes.new(m.name)
     pos = np.ascontiguousarray(m.positions, np.float32)
-    corners = np.ascontiguousarray(m.corners, np.int32)
+    corners = np.asarray(m.corners)
+    # Blender takes int32 only; uint32 indices (the Scene's) are the same bits below 2**31
+    corners = (corners.view(np.int32) if corners.dtype == np.uint32 and corners.flags.c_contiguous
+               else np.ascontiguousarray(corners, np.int32))
     starts = np.ascontiguousarray(m.faces, np.int32)
     me.vertices.add(len(pos))
     me.loops.add(len(corners))
@@ -119,8 +122,7 @@ def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> b
         several = welding.several_fans(corners, edges, len(m.positions))
     else:
         edges = None
-        side, key = sides
-        several = welding.several_fans_by_sides(corners, nxt, np.take(side, key ^ 1), len(m.positions))
+        several = welding.several_fans_by_sides(corners, nxt, sides, len(m.positions))
     if several:
         if edges is None:
             edges = welding.edge_pairs(corners, nxt, edge_of)
@@ -132,7 +134,7 @@ def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> b
     if m.normals is not None and len(m.normals) == len(corners):
         me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
     elif edges is None:
-        sharp, flat = welding.sharp_edges_by_sides(m.smoothing, side, starts, len(corners))
+        sharp, flat = welding.sharp_edges_by_sides(m.smoothing, sides, starts, len(corners))
         _set_sharp(me, None, flat, sharp_edges=sharp)
     else:
         sharp, flat = welding.sharp_from_groups(m.smoothing, starts, len(corners), edges)

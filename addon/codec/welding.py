@@ -250,41 +250,47 @@ def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
     return met
 
 
-def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edges: int
-               ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Blender's edges (`edge_of`: its corner_edge) seen from their two sides, without a sort:
-    (side (2E,), key (C,) intp). key[c] is the side corner c runs its edge on (2 * edge, + 1 when
-    it runs from the higher vertex to the lower); side[k] is the corner after the one on side k
-    (the same face's corner at the far end), -1 where no face runs that way. The corner across the
-    edge a corner c starts, at c's own vertex, is then side[key[c] ^ 1]. None when some side has
-    two corners (an edge of three or more faces, or faces whose windings disagree): edge_pairs
-    decides then."""
+@dataclass
+class Sides:
+    """Blender's edges seen from their two sides (edge_sides)."""
+    side: np.ndarray        # (2E,) the corner after the one that runs edge e up (2e) or down (2e + 1), or -1
+    across: np.ndarray      # (C,) the corner across each corner's own edge, at its vertex; -1 at a border
+    after: np.ndarray       # (C,) the vertex at the far end of each corner's own edge
+
+
+def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edges: int) -> Sides | None:
+    """Blender's edges (`edge_of`: its corner_edge) seen from their two sides, without a sort: a
+    corner runs its edge up (from the lower vertex) or down; the two faces of a manifold edge with
+    agreeing windings run it once each way. One scatter of the corners by side finds, for each
+    corner, the other face's corner at the same vertex (the corner after the one running the other
+    way). None when some side has two corners (an edge of three or more faces, or faces whose
+    windings disagree): edge_pairs decides then."""
     cv = np.asarray(corners)
+    after = np.take(cv, nxt)
     key = np.left_shift(edge_of, 1, dtype=np.intp)          # intp: numpy converts other index types
-    key += cv > np.take(cv, nxt)
+    np.add(key, cv > after, out=key)
     side = np.full(2 * n_edges, -1, np.int32 if len(cv) < 2 ** 31 else np.intp)
     side[key] = nxt
     if np.count_nonzero(side >= 0) != len(cv):     # two corners wrote one side
         return None
-    return side, key
+    np.bitwise_xor(key, 1, out=key)                # the other way along the same edge
+    return Sides(side, np.take(side, key), after)
 
 
-def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, across: np.ndarray, n_vertices: int) -> bool:
-    """several_fans for a mesh that edge_sides accepts: `across` (C,) the corner across each corner's
-    own edge at the same vertex (-1 at a border). One walk per vertex, from a corner whose edge
-    before it is a border if it has one; every vertex has one fan exactly when the walks meet every
-    corner (a walk meets only its own fan). A walk that reaches a border goes on to its vertex's
-    start, so that every walk stops back at its start: one comparison per step."""
+def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, sides: Sides, n_vertices: int) -> bool:
+    """several_fans for a mesh that edge_sides accepts. One walk per vertex, from a corner whose
+    edge before it is a border if it has one; every vertex has one fan exactly when the walks meet
+    every corner (a walk meets only its own fan). A walk that reaches a border goes on to its
+    vertex's start, so that every walk stops back at its start: one comparison per step."""
     cv = np.asarray(corners)
     n = len(cv)
     if n == 0:
         return False
-    border = across < 0
-    start = np.full(n_vertices, -1, across.dtype)
-    start[cv] = np.arange(n, dtype=across.dtype)
-    heads = nxt[border]                             # after a border: the corner whose edge before it is one
-    start[np.take(cv, heads)] = heads
-    step = across.copy()
+    step = sides.across.copy()
+    border = step < 0
+    start = np.full(n_vertices, -1, step.dtype)
+    start[sides.after] = nxt                        # some corner at each vertex
+    start[sides.after[border]] = nxt[border]        # after a border: a corner whose edge before it is one
     tails = np.flatnonzero(border)
     step[tails] = np.take(start, np.take(cv, tails))
     cur = start[start >= 0]
@@ -297,9 +303,10 @@ def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, across: np.ndarr
     return met != n
 
 
-def sharp_edges_by_sides(groups: np.ndarray, side: np.ndarray, faces: np.ndarray, n_corners: int
+def sharp_edges_by_sides(groups: np.ndarray, sides: Sides, faces: np.ndarray, n_corners: int
                          ) -> tuple[np.ndarray, np.ndarray]:
-    """sharp_from_groups per edge (E,) (with edge_sides' table), and the flat faces (F,)."""
+    """sharp_from_groups per edge (E,), with edge_sides, and the flat faces (F,)."""
+    side = sides.side
     g = np.asarray(groups).astype(np.uint32)
     sharp = np.zeros(len(side) // 2, bool)
     if len(g) == 0 or (g == g[0]).all():

@@ -121,8 +121,7 @@ def _several_by_sides(tris: np.ndarray):
     sides = welding.edge_sides(c, nxt, edge_of, n_edges)
     if sides is None:
         return None
-    side, key = sides
-    return welding.several_fans_by_sides(c, nxt, np.take(side, key ^ 1), int(c.max()) + 1)
+    return welding.several_fans_by_sides(c, nxt, sides, int(c.max()) + 1)
 
 
 @pytest.mark.parametrize("tris,want", [
@@ -173,7 +172,7 @@ def test_sharp_edges_by_sides_match_the_sorted_pairs():
     faces = np.arange(0, len(c), 3)
     edge_of, n_edges = _blender_edges(c)
     nxt = welding.next_corner(faces, len(c))
-    side, _ = welding.edge_sides(c, nxt, edge_of, n_edges)
+    side = welding.edge_sides(c, nxt, edge_of, n_edges)
     for groups in (rng.integers(0, 4, len(tris)).astype(np.uint32),
                    np.ones(len(tris), np.uint32), np.zeros(len(tris), np.uint32)):
         sharp, flat = welding.sharp_edges_by_sides(groups, side, faces, len(c))

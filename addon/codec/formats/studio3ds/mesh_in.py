@@ -42,8 +42,8 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     fc = tri.find(ids.FACE_ARRAY)
     faces = fc.data if fc is not None else np.zeros((0, 4), np.uint16)
     nf = len(faces)
-    rows = faces.astype(np.intp)                 # whole rows convert much faster than a strided slice
-    tris = rows[:, :3]
+    tris = np.empty((nf, 3), np.intp)            # intp: gathers through it need no conversion
+    tris[...] = faces[:, :3]                     # one pass, straight from the stored uint16
     if not nf or int(tris.max()) < nv:
         keep = slice(None)                       # the usual case: no copies through a mask
     else:
@@ -82,12 +82,12 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     if not np.isfinite(positions).all():
         warnings.warn("non-finite or overflowing vertex coordinates set to 0", tri.offset, path + "/VERTICES")
         positions = np.nan_to_num(positions, nan=0.0, posinf=0.0, neginf=0.0)
-    corners = tris.ravel()                       # intp: gathers through it need no conversion
+    corners = tris.ravel()
     mesh = Mesh(name=name, positions=positions, corners=corners,
                 faces=np.arange(0, len(corners), 3, dtype=np.uint32))
     kept_groups = groups[keep]
     mesh.face_attributes["smoothing_groups"] = kept_groups.view(np.int32)
-    mesh.face_attributes["face_flags"] = rows[keep, 3].astype(np.int32)
+    mesh.face_attributes["face_flags"] = faces[keep, 3].astype(np.int32)
     mesh.face_material = slot_of_face[keep]
     mesh.materials = slots or []
     uv = tri.find(ids.TEX_VERTS)
