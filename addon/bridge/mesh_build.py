@@ -1,6 +1,8 @@
 """Scene Mesh -> bpy Mesh, in bulk: one foreach_set per attribute."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import bpy
 import numpy as np
 
@@ -38,13 +40,65 @@ def add_attribute(me, name: str, domain: str, arr: np.ndarray) -> None:
 
 def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     """Create the mesh datablock. `materials` maps scene material index -> bpy material."""
-    me = bpy.data.meshes.new(m.name)
-    pos = np.ascontiguousarray(m.positions, np.float32)
+    return build_meshes([m], materials)[0]
+
+
+def build_meshes(meshes: list[Mesh], materials: list) -> list:
+    """build_mesh for each mesh. Blender builds them one after another; the numpy work on their
+    smoothing groups (sharp edges, points to split) then runs for all of them at once on two
+    threads (numpy lets go of Python's lock; bpy does not, so only this part overlaps)."""
+    built = [_new_mesh(m, materials) for m in meshes]
+    jobs = [k for k, m in enumerate(meshes) if m.smoothing is not None and len(m.smoothing) == len(m.faces)]
+    args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in jobs]
+    big = len(jobs) > 1 and sum(len(m.corners) for m, _, _ in args) >= PARALLEL_CORNERS
+    if big:
+        with ThreadPoolExecutor(2) as pool:
+            plans = list(pool.map(lambda a: _plan(*a), args))
+    else:
+        plans = [_plan(*a) for a in args]
+    plan_of = dict(zip(jobs, plans))
+    for k, (m, me) in enumerate(zip(meshes, built)):
+        plan = plan_of.get(k)
+        if plan is not None and plan.split is not None:
+            welding.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
+            bpy.data.meshes.remove(me)
+            built[k] = build_mesh(m, materials)
+            continue
+        if plan is not None and m.normals is not None and len(m.normals) == len(m.corners):
+            me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+        elif plan is not None:
+            _set_sharp(me, None, plan.sharp_faces, sharp_edges=plan.sharp_edges)
+        elif m.sharp_edges is not None and len(m.sharp_edges) == len(m.corners):
+            _set_sharp(me, m.sharp_edges, m.sharp_faces)
+        elif m.normals is not None and len(m.normals) == len(m.corners):
+            me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+        props.store(me, m.extras)
+    return built
+
+
+PARALLEL_CORNERS = 500_000      # below this, starting threads costs more than they give
+
+
+def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:
+    """(corners, face starts) as int32, the only index type Blender takes (the Scene's uint32
+    corners are the same bits below 2**31: a view, no copy)."""
     corners = np.asarray(m.corners)
-    # Blender takes int32 only; uint32 indices (the Scene's) are the same bits below 2**31
     corners = (corners.view(np.int32) if corners.dtype == np.uint32 and corners.flags.c_contiguous
                else np.ascontiguousarray(corners, np.int32))
-    starts = np.ascontiguousarray(m.faces, np.int32)
+    return corners, np.ascontiguousarray(m.faces, np.int32)
+
+
+def _plan(m: Mesh, edge_of: np.ndarray, n_edges: int) -> welding.GroupShading:
+    corners, starts = _corner_arrays(m)
+    return welding.group_shading(corners, starts, m.smoothing, len(m.positions), edge_of, n_edges,
+                                 sharp=m.normals is None or len(m.normals) != len(corners))
+
+
+def _new_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
+    """The mesh datablock with every array of `m`, its edges found by Blender; no smoothing yet."""
+    me = bpy.data.meshes.new(m.name)
+    pos = np.ascontiguousarray(m.positions, np.float32)
+    corners, starts = _corner_arrays(m)
     me.vertices.add(len(pos))
     me.loops.add(len(corners))
     me.polygons.add(len(starts))
@@ -73,17 +127,7 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
         add_attribute(me, name, "POINT", arr)
     for name, arr in m.corner_attributes.items():
         add_attribute(me, name, "CORNER", arr)
-
     me.update(calc_edges=True)
-    if m.smoothing is not None and len(m.smoothing) == len(starts):
-        if not _smooth_by_groups(me, m, corners, starts):
-            bpy.data.meshes.remove(me)
-            return build_mesh(m, materials)          # points were split: once more with the new vertices
-    elif m.sharp_edges is not None and len(m.sharp_edges) == len(corners):
-        _set_sharp(me, m.sharp_edges, m.sharp_faces)
-    elif m.normals is not None and len(m.normals) == len(corners):
-        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
-    props.store(me, m.extras)
     return me
 
 
@@ -107,39 +151,6 @@ def _set_sharp(me, sharp_corners, flat, edge_of=None, sharp_edges=None) -> None:
     add_attribute(me, "sharp_edge", "EDGE", sharp_edges)
     add_attribute(me, "sharp_face", "FACE", np.zeros(len(me.polygons), bool) if flat is None
                   else np.asarray(flat, bool))
-
-
-def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> bool:
-    """Sharp edges and flat faces from the group masks, with Blender's edges. Where faces meet at
-    a vertex without an edge, Cycles smooths across them (dark smears) though Blender's corner
-    normals do not: such points get a vertex per fan of faces, in the Scene mesh, and False asks
-    for the mesh to be built again."""
-    edge_of = corner_edges(me)
-    nxt = welding.next_corner(starts, len(corners))
-    sides = welding.edge_sides(corners, nxt, edge_of, len(me.edges))
-    if sides is None:                                 # edges of 3+ faces or disagreeing windings
-        edges = welding.edge_pairs(corners, nxt, edge_of)
-        several = welding.several_fans(corners, edges, len(m.positions))
-    else:
-        edges = None
-        several = welding.several_fans_by_sides(corners, nxt, sides, len(m.positions))
-    if several:
-        if edges is None:
-            edges = welding.edge_pairs(corners, nxt, edge_of)
-        new_corners, source = welding.split_fans(corners, welding.fan_labels(len(corners), edges),
-                                                 len(m.positions))
-        if len(source) > len(m.positions):
-            welding.split_vertices(m, new_corners, source)
-            return False
-    if m.normals is not None and len(m.normals) == len(corners):
-        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
-    elif edges is None:
-        sharp, flat = welding.sharp_edges_by_sides(m.smoothing, sides, starts, len(corners))
-        _set_sharp(me, None, flat, sharp_edges=sharp)
-    else:
-        sharp, flat = welding.sharp_from_groups(m.smoothing, starts, len(corners), edges)
-        _set_sharp(me, sharp, flat, edge_of)
-    return True
 
 
 def add_shape_keys(obj, m: Mesh) -> None:

@@ -319,6 +319,44 @@ def sharp_edges_by_sides(groups: np.ndarray, sides: Sides, faces: np.ndarray, n_
     return sharp, g == 0
 
 
+@dataclass
+class GroupShading:
+    """What smoothing groups become on a mesh with Blender's edges (group_shading)."""
+    split: tuple[np.ndarray, np.ndarray] | None     # (corners, source vertex per vertex) when points split
+    sharp_edges: np.ndarray | None                  # (E,) bool
+    sharp_faces: np.ndarray | None                  # (F,) bool
+
+
+def group_shading(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray, n_vertices: int,
+                  edge_of: np.ndarray, n_edges: int, sharp: bool = True) -> GroupShading:
+    """Native smoothing from u32 group masks per face, with Blender's edges (`edge_of`, its
+    corner_edge): the points where faces meet without an edge split (one vertex per fan: Cycles
+    would smooth across them), else the sharp edges and flat faces (when `sharp`). Blender-free,
+    so that the bridge can run it for several meshes at once."""
+    nxt = next_corner(faces, len(corners))
+    sides = edge_sides(corners, nxt, edge_of, n_edges)
+    edges = None
+    if sides is None:                                 # edges of 3+ faces or disagreeing windings
+        edges = edge_pairs(corners, nxt, edge_of)
+        several = several_fans(corners, edges, n_vertices)
+    else:
+        several = several_fans_by_sides(corners, nxt, sides, n_vertices)
+    if several:
+        if edges is None:
+            edges = edge_pairs(corners, nxt, edge_of)
+        new_corners, source = split_fans(corners, fan_labels(len(corners), edges), n_vertices)
+        if len(source) > n_vertices:
+            return GroupShading((new_corners, source), None, None)
+    if not sharp:
+        return GroupShading(None, None, None)
+    if edges is None:
+        return GroupShading(None, *sharp_edges_by_sides(groups, sides, faces, len(corners)))
+    by_corner, flat = sharp_from_groups(groups, faces, len(corners), edges)
+    per_edge = np.zeros(n_edges, bool)
+    per_edge[np.asarray(edge_of)[by_corner]] = True
+    return GroupShading(None, per_edge, flat)
+
+
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
     label = np.minimum(np.arange(len(p), dtype=p.dtype), np.minimum(p, q))

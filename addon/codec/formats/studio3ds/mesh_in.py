@@ -6,6 +6,7 @@ with an X flip, as lib3ds does), so the face order is kept as stored.
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import get_args
 
 import numpy as np
@@ -19,6 +20,44 @@ from . import ids
 from .model import Chunk
 
 NORMAL_MODES = get_args(Normals)
+
+
+class MeshQueue:
+    """build_mesh for the meshes of a file: a mesh of many faces waits, and at `finish` the waiting
+    ones run two at a time on threads (numpy lets go of Python's lock), each with warnings of its
+    own that join the file's in order; smaller meshes are built at once, as they come."""
+
+    BIG = 20_000            # faces
+
+    def __init__(self, material_slots: dict[str, int], warnings: Warnings, normals: str, stats: dict):
+        self.slots, self.w, self.normals, self.stats = material_slots, warnings, normals, stats
+        self.waiting: list[tuple[list, int, tuple]] = []
+
+    def add(self, meshes: list, name: str, tri: Chunk, to_local: np.ndarray, path: str) -> None:
+        """Append the mesh (or its place, filled by `finish`) to `meshes`."""
+        fc = tri.find(ids.FACE_ARRAY)
+        if fc is None or len(fc.data) < self.BIG:
+            meshes.append(build_mesh(name, tri, to_local, self.slots, self.w, path, self.normals, self.stats))
+            return
+        self.waiting.append((meshes, len(meshes), (name, tri, to_local, path)))
+        meshes.append(None)
+
+    def finish(self) -> None:
+        def one(args):
+            w, stats = Warnings(), {}
+            return build_mesh(*args[:3], self.slots, w, args[3], self.normals, stats), w, stats
+        jobs = [args for _, _, args in self.waiting]
+        if len(jobs) > 1:
+            with ThreadPoolExecutor(2) as pool:
+                done = list(pool.map(one, jobs))
+        else:
+            done = [one(a) for a in jobs]
+        for (meshes, k, _), (mesh, w, stats) in zip(self.waiting, done):
+            meshes[k] = mesh
+            self.w.extend(w)
+            for key, n in stats.items():
+                self.stats[key] = self.stats.get(key, 0) + n
+        self.waiting = []
 
 
 def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, path: str) -> np.ndarray:
