@@ -25,7 +25,7 @@ def degenerate_faces(mesh: Mesh) -> np.ndarray:
         # corners' own type, and the range check per face only when some index is out of range
         t = np.asarray(mesh.corners).reshape(-1, 3)
         bad = (t[:, 0] == t[:, 1]) | (t[:, 1] == t[:, 2]) | (t[:, 2] == t[:, 0])
-        if t.min() < 0 or t.max() >= nv:
+        if (t.dtype.kind == "i" and t.min() < 0) or t.max() >= nv:
             bad |= ((t < 0) | (t >= nv)).any(axis=1)
         return bad
     starts = np.asarray(mesh.faces, np.int64)

@@ -59,8 +59,9 @@ def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     root = np.arange(n, dtype=idx)
     _find_roots(p.view(np.uint32), root, 0)
     is_root = root == np.arange(n, dtype=idx)
-    rank = np.cumsum(is_root, dtype=idx) - 1
-    return rank[root], np.flatnonzero(is_root).astype(idx)
+    rank = np.cumsum(is_root, dtype=idx)
+    rank -= 1
+    return np.take(rank, root), np.flatnonzero(is_root)
 
 
 _MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
@@ -85,23 +86,28 @@ def _find_roots(bits: np.ndarray, root: np.ndarray, depth: int) -> None:
         h *= mul
         h ^= bits[:, k]
     h *= mul                                   # the top bits of a product mix every lower bit
-    size_bits = (4 * n - 1).bit_length() + 2 * depth          # a quarter full, then sparser
-    slot = (h >> np.uint64(64 - size_bits)).astype(np.intp)
+    size_bits = (2 * n - 1).bit_length() + 2 * depth          # at most half full, then sparser
+    slot = (h >> np.uint64(64 - size_bits)).view(np.int64)
     rows = np.arange(n, dtype=root.dtype)
     table = np.empty(1 << size_bits, root.dtype)
     table[slot[::-1]] = rows[::-1]             # the last write wins: the lowest row takes its slot
     own = np.take(table, slot)
-    same = np.ones(n, bool)
-    for k in range(w):
-        col = bits[:, k]
-        same &= col == np.take(col, own)
     if (own > rows).any():                     # numpy does not promise the order of repeated writes
         _find_roots(bits, root, len(_MIX))
         return
-    rest = np.flatnonzero(~same)
-    sub = root[rest]
-    root[:] = np.take(root, own)               # wrong for the rest, which the next round sets
+    # a row that took its slot is its own root; the others are checked against the slot's row
+    moved = np.flatnonzero(own != rows)
+    if not len(moved):
+        return
+    other = np.take(own, moved)
+    same = np.ones(len(moved), bool)
+    for k in range(w):
+        col = bits[:, k]
+        same &= np.take(col, moved) == np.take(col, other)
+    root[moved[same]] = np.take(root, other[same])
+    rest = moved[~same]                        # a different row took the slot: another round
     if len(rest):
+        sub = root[rest]
         _find_roots(bits[rest], sub, depth + 1)
         root[rest] = sub
 
@@ -140,12 +146,21 @@ class Edges:
     manifold: np.ndarray
 
 
+def triangle_starts(faces: np.ndarray, n_corners: int) -> bool:
+    """Whether `faces` (loop starts) are 0, 3, 6...: every face a triangle, in order."""
+    f = np.asarray(faces)
+    if n_corners != 3 * len(f):
+        return False
+    wide_enough = f.dtype.kind in "iu" and f.dtype.itemsize >= 4 and n_corners < 2 ** (8 * f.dtype.itemsize - 1)
+    return np.array_equal(f, np.arange(0, n_corners, 3, f.dtype if wide_enough else np.int64))
+
+
 def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
     """(C,) intp: the next corner of each corner's face (wrapping to the face's first)."""
     nxt = np.arange(1, n_corners + 1, dtype=np.intp)
     if not len(faces):
         return nxt
-    if n_corners == 3 * len(faces) and np.array_equal(faces, np.arange(0, n_corners, 3)):
+    if triangle_starts(faces, n_corners):
         nxt.reshape(-1, 3)[:, 2] -= 3          # triangles: a strided step, no scatter
     else:
         starts = np.asarray(faces, np.intp)
@@ -398,7 +413,7 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
         return corners.astype(np.uint32), np.arange(nv)
     ids, first = weld_points(positions)          # numbered in the stored order already
     welded = np.take(ids, corners)
-    if len(corners) == 3 * len(faces) and np.array_equal(faces, np.arange(0, len(corners), 3)):
+    if triangle_starts(faces, len(corners)):
         w3 = welded.reshape(-1, 3)
         bad_face = (w3[:, 0] == w3[:, 1]) | (w3[:, 1] == w3[:, 2]) | (w3[:, 2] == w3[:, 0])
         bad_corner = np.repeat(bad_face, 3) if bad_face.any() else None

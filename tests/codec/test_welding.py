@@ -231,3 +231,12 @@ def test_weld_keeps_the_faces_of_polygons_that_happen_to_have_three_corners_a_fa
     new, source = welding.weld(pos, corners, np.array([0, 4]))
     np.testing.assert_array_equal(pos[source[new]], pos[corners])
     assert len(set(new[:4].tolist())) == 4
+
+
+@pytest.mark.parametrize("faces,n,want", [
+    (np.arange(0, 9, 3, dtype=np.uint32), 9, True), (np.arange(0, 9, 3, dtype=np.uint16), 9, True),
+    (np.array([0, 4]), 6, False), (np.array([0, 3, 5]), 9, False), (np.zeros(0, np.uint32), 0, True),
+    (np.arange(0, 3 * 40000, 3, dtype=np.uint16), 3 * 40000, False),     # wrapped uint16: not triangles
+])
+def test_triangle_starts(faces, n, want):
+    assert welding.triangle_starts(faces, n) is want
