@@ -431,10 +431,15 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple
         bad[face_of[bad_corner]] = True
         welded = np.where(bad[face_of], len(first) + corners.astype(np.int64), welded)
     else:
-        used = np.zeros(len(first), bool)
-        used[welded] = True
-        if used.all():                        # the usual case: every point in use, nothing to renumber
-            return welded.astype(np.uint32), first
+        used = np.zeros(nv, bool)             # by the stored vertices: corners index those in intp
+        used[corners] = True
+        if not used.all():                    # a point is in use when one of its vertices is
+            used_points = np.zeros(len(first), bool)
+            used_points[ids[used]] = True
+            used = used_points
+        if used.all():
+            # the usual case: every point in use, nothing to renumber
+            return (welded.view(np.uint32) if welded.dtype == np.int32 else welded.astype(np.uint32)), first
     # renumber: used points first, then the stored vertices kept for zero-area faces
     source_all = np.r_[first, np.arange(nv)]
     used = np.zeros(len(source_all), bool)

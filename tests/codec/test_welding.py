@@ -240,3 +240,13 @@ def test_weld_keeps_the_faces_of_polygons_that_happen_to_have_three_corners_a_fa
 ])
 def test_triangle_starts(faces, n, want):
     assert welding.triangle_starts(faces, n) is want
+
+
+def test_weld_leaves_out_points_no_face_uses():
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [5, 5, 5], [1, 0, 0], [0, 1, 0], [1, 1, 0]], np.float32)
+    for corners, want_points in (([0, 1, 2, 4, 6, 5], 4),       # (5, 5, 5) unused: left out
+                                 ([0, 1, 2, 0, 2, 6], 4)):      # only duplicates unused: all points stay
+        new, source = welding.weld(pos, np.array(corners), np.array([0, 3]))
+        assert len(source) == want_points and new.max() == want_points - 1
+        np.testing.assert_array_equal(pos[source[new]], pos[corners])
+        assert (np.diff(source) > 0).all()                      # numbered in the stored order
