@@ -1,12 +1,11 @@
 """Scene Mesh -> bpy Mesh, in bulk: one foreach_set per attribute."""
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import bpy
 import numpy as np
 
 from ..codec import welding
+from ..codec.parallel import map_two
 from ..codec.scene import Mesh
 from . import props
 
@@ -45,17 +44,13 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
 
 def build_meshes(meshes: list[Mesh], materials: list) -> list:
     """build_mesh for each mesh. Blender builds them one after another; the numpy work on their
-    smoothing groups (sharp edges, points to split) then runs for all of them at once on two
-    threads (numpy lets go of Python's lock; bpy does not, so only this part overlaps)."""
+    smoothing groups (sharp edges, points to split) then runs two meshes at a time
+    (parallel.map_two: bpy keeps Python's lock, numpy lets go of it, so only this part overlaps)."""
     built = [_new_mesh(m, materials) for m in meshes]
     jobs = [k for k, m in enumerate(meshes) if m.smoothing is not None and len(m.smoothing) == len(m.faces)]
     args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in jobs]
-    big = len(jobs) > 1 and sum(len(m.corners) for m, _, _ in args) >= PARALLEL_CORNERS
-    if big:
-        with ThreadPoolExecutor(2) as pool:
-            plans = list(pool.map(lambda a: _plan(*a), args))
-    else:
-        plans = [_plan(*a) for a in args]
+    big = sum(len(m.corners) for m, _, _ in args) >= PARALLEL_CORNERS
+    plans = (map_two if big else _one_by_one)(lambda a: _plan(*a), args)
     plan_of = dict(zip(jobs, plans))
     for k, (m, me) in enumerate(zip(meshes, built)):
         plan = plan_of.get(k)
@@ -76,7 +71,11 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
     return built
 
 
-PARALLEL_CORNERS = 500_000      # below this, starting threads costs more than they give
+PARALLEL_CORNERS = 300_000      # below this, handing work to the other thread costs more than it gives
+
+
+def _one_by_one(fn, items) -> list:
+    return [fn(x) for x in items]
 
 
 def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:

@@ -6,12 +6,12 @@ with an X flip, as lib3ds does), so the face order is kept as stored.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import get_args
 
 import numpy as np
 
 from ... import axes, welding
+from ...parallel import map_two
 from ...errors import Warnings
 from ...option_rules import Normals
 from ...scene import Mesh
@@ -24,8 +24,8 @@ NORMAL_MODES = get_args(Normals)
 
 class MeshQueue:
     """build_mesh for the meshes of a file: a mesh of many faces waits, and at `finish` the waiting
-    ones run two at a time on threads (numpy lets go of Python's lock), each with warnings of its
-    own that join the file's in order; smaller meshes are built at once, as they come."""
+    ones are built two at a time (parallel.map_two), each with warnings of its own that join the
+    file's in order; smaller meshes are built at once, as they come."""
 
     BIG = 20_000            # faces
 
@@ -46,12 +46,7 @@ class MeshQueue:
         def one(args):
             w, stats = Warnings(), {}
             return build_mesh(*args[:3], self.slots, w, args[3], self.normals, stats), w, stats
-        jobs = [args for _, _, args in self.waiting]
-        if len(jobs) > 1:
-            with ThreadPoolExecutor(2) as pool:
-                done = list(pool.map(one, jobs))
-        else:
-            done = [one(a) for a in jobs]
+        done = map_two(one, [args for _, _, args in self.waiting])
         for (meshes, k, _), (mesh, w, stats) in zip(self.waiting, done):
             meshes[k] = mesh
             self.w.extend(w)
