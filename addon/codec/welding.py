@@ -20,8 +20,10 @@ COS_SAME = 0.999          # corner normals closer than this count as the same
 COS_OFF = float(np.cos(np.radians(10)))    # a file normal further than this from the shading is reported
 
 # The welding is split in two: the codec welds and keeps the groups (Mesh.smoothing); the bridge,
-# once Blender has found the edges, marks the sharp ones and splits the points where faces meet
-# without an edge (edge_pairs with Blender's corner_edge needs no sort).
+# once Blender has found the edges, runs group_shading: it marks the sharp edges and splits the
+# points where faces meet without an edge. Neither sorts: `weld_points` puts the points in a hash
+# table, and `edge_sides` scatters the corners by Blender's edge and direction, which pairs the two
+# faces of every edge whose faces agree in winding (edge_pairs, with a sort, takes the others).
 
 
 def face_normals(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
