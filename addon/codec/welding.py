@@ -304,11 +304,11 @@ def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, sides: Sides, n_
     if n == 0:
         return False
     step = sides.across.copy()
-    border = step < 0
+    tails = np.flatnonzero(step < 0)                # corners whose own edge is a border
     start = np.full(n_vertices, -1, step.dtype)
     start[sides.after] = nxt                        # some corner at each vertex
-    start[sides.after[border]] = nxt[border]        # after a border: a corner whose edge before it is one
-    tails = np.flatnonzero(border)
+    heads = np.take(nxt, tails)                     # after a border: a corner whose edge before it is one
+    start[np.take(sides.after, tails)] = heads
     step[tails] = np.take(start, np.take(cv, tails))
     cur = start[start >= 0]
     met, first = len(cur), cur
