@@ -92,9 +92,9 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
         if sg is not None:
             groups = _fit(sg.data, nf, "smoothing groups", warnings, sg.offset, path + "/FACES/SMOOTHING")
         for g in fc.find_all(ids.MSH_MAT_GROUP):
-            idx = g.data.faces.astype(np.int64)
-            bad = idx >= nf
-            if bad.any():
+            idx = g.data.faces.astype(np.intp)
+            bad = idx >= nf if len(idx) and int(idx.max()) >= nf else None
+            if bad is not None:
                 warnings.warn(f"material {g.data.name!r} lists {int(bad.sum())} faces past the {nf} stored; ignored",
                               g.offset, path + "/FACES/MATERIAL_GROUP")
                 idx = idx[~bad]
@@ -102,10 +102,12 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
                 warnings.warn(f"material {g.data.name!r} is not defined in the file", g.offset, path)
             slot_of_face[idx] = len(slots)
             slots.append(material_slots.get(g.data.name, -1))
-    if (slot_of_face < 0).any() and slots:
-        slot_of_face[slot_of_face < 0] = len(slots)
+    unset = slot_of_face < 0
+    if slots and unset.any():
+        slot_of_face[unset] = len(slots)
         slots.append(-1)
-    slot_of_face[slot_of_face < 0] = 0
+    else:
+        slot_of_face[unset] = 0
 
     tris = tris[keep]
     with np.errstate(over="ignore", invalid="ignore"):
