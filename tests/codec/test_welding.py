@@ -250,3 +250,36 @@ def test_weld_leaves_out_points_no_face_uses():
         assert len(source) == want_points and new.max() == want_points - 1
         np.testing.assert_array_equal(pos[source[new]], pos[corners])
         assert (np.diff(source) > 0).all()                      # numbered in the stored order
+
+
+def _shading(tris, groups, sharp=True):
+    c = np.asarray(tris).ravel().astype(np.int32)
+    edge_of, n_edges = _blender_edges(c)
+    faces = np.arange(0, len(c), 3, dtype=np.int32)
+    return welding.group_shading(c, faces, np.asarray(groups, np.uint32), int(c.max()) + 1, edge_of, n_edges,
+                                 sharp), c, edge_of, n_edges
+
+
+def test_group_shading_splits_points_where_faces_meet_without_an_edge():
+    tris = np.r_[TETRA, np.where(TETRA == 0, 0, TETRA + 3)]       # two closed fans at point 0
+    got, c, _, _ = _shading(tris, np.ones(len(tris)))
+    new_corners, source = got.split
+    assert len(source) == 8 and source[7] == 0 and got.sharp_edges is None
+    assert len(set(new_corners[c == 0].tolist())) == 2              # one vertex per fan
+
+
+@pytest.mark.parametrize("tris", [_grid(6),                                      # edge sides: no sort
+                                  np.r_[_grid(3), [[1, 4, 9]]]])                 # edge 1-4 of three faces: sorted
+def test_group_shading_marks_the_edges_between_groups(tris):
+    groups = (np.arange(len(tris)) % 3).astype(np.uint32)            # 0: flat faces
+    got, c, edge_of, n_edges = _shading(tris, groups)
+    assert got.split is None
+    faces = np.arange(0, len(c), 3)
+    by_corner, flat = welding.sharp_from_groups(groups, faces, len(c),
+                                                welding.edge_pairs(c, welding.next_corner(faces, len(c))))
+    want = np.zeros(n_edges, bool)
+    want[edge_of[by_corner]] = True
+    np.testing.assert_array_equal(got.sharp_edges, want)
+    np.testing.assert_array_equal(got.sharp_faces, flat)
+    assert want.any() and flat.any()
+    assert _shading(tris, groups, sharp=False)[0].sharp_edges is None
