@@ -3,6 +3,7 @@
 The caller gives the matrix that takes the stored (world space) points to
 the mesh's local space (never a mirror: scene.py takes a mirrored 0x4160 out
 with an X flip, as lib3ds does), so the face order is kept as stored.
+MeshQueue builds the big meshes of a file two at a time.
 """
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from typing import get_args
 import numpy as np
 
 from ... import axes, welding
-from ...parallel import map_two
 from ...errors import Warnings
 from ...option_rules import Normals
+from ...parallel import map_two
 from ...scene import Mesh
 from ...smoothing import smooth_normals
 from . import ids
