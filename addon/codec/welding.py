@@ -298,12 +298,13 @@ def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, sides: Sides, n_
     """several_fans for a mesh that edge_sides accepts. One walk per vertex, from a corner whose
     edge before it is a border if it has one; every vertex has one fan exactly when the walks meet
     every corner (a walk meets only its own fan). A walk that reaches a border goes on to its
-    vertex's start, so that every walk stops back at its start: one comparison per step."""
+    vertex's start, so that every walk stops back at its start: one comparison per step. Uses up
+    sides.across (a copy would be one more array per mesh)."""
     cv = np.asarray(corners)
     n = len(cv)
     if n == 0:
         return False
-    step = sides.across.copy()
+    step = sides.across                             # changed in place: borders lead to their vertex's start
     tails = np.flatnonzero(step < 0)                # corners whose own edge is a border
     start = np.full(n_vertices, -1, step.dtype)
     start[sides.after] = nxt                        # some corner at each vertex
