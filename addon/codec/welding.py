@@ -157,14 +157,25 @@ def triangle_starts(faces: np.ndarray, n_corners: int) -> bool:
     return np.array_equal(f, np.arange(0, n_corners, 3, f.dtype if wide_enough else np.int64))
 
 
+_TRI_NEXT = np.zeros(0, np.intp)         # 1, 2, 0, 4, 5, 3...: a prefix serves any triangle mesh
+_TRI_NEXT_KEPT = 1 << 20                 # corners: 8 MB at most, kept between meshes
+
+
 def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
-    """(C,) intp: the next corner of each corner's face (wrapping to the face's first)."""
-    nxt = np.arange(1, n_corners + 1, dtype=np.intp)
-    if not len(faces):
+    """(C,) intp: the next corner of each corner's face (wrapping to the face's first). Read-only
+    for triangles: a view of one kept array, so that a mesh costs no new array."""
+    global _TRI_NEXT
+    if len(faces) and triangle_starts(faces, n_corners):
+        if len(_TRI_NEXT) >= n_corners:
+            return _TRI_NEXT[:n_corners]
+        nxt = np.arange(1, n_corners + 1, dtype=np.intp)
+        nxt.reshape(-1, 3)[:, 2] -= 3
+        nxt.flags.writeable = False
+        if n_corners <= _TRI_NEXT_KEPT:
+            _TRI_NEXT = nxt
         return nxt
-    if triangle_starts(faces, n_corners):
-        nxt.reshape(-1, 3)[:, 2] -= 3          # triangles: a strided step, no scatter
-    else:
+    nxt = np.arange(1, n_corners + 1, dtype=np.intp)
+    if len(faces):
         starts = np.asarray(faces, np.intp)
         nxt[np.r_[starts[1:], n_corners] - 1] = starts
     return nxt

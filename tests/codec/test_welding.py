@@ -283,3 +283,12 @@ def test_group_shading_marks_the_edges_between_groups(tris):
     np.testing.assert_array_equal(got.sharp_faces, flat)
     assert want.any() and flat.any()
     assert _shading(tris, groups, sharp=False)[0].sharp_edges is None
+
+
+def test_next_corner_of_triangles_is_a_read_only_prefix_of_one_kept_array():
+    big = welding.next_corner(np.arange(0, 300, 3), 300)
+    small = welding.next_corner(np.arange(0, 30, 3, dtype=np.uint32), 30)
+    np.testing.assert_array_equal(small, big[:30])
+    with pytest.raises(ValueError):
+        small[0] = 5
+    np.testing.assert_array_equal(welding.next_corner(np.arange(0, 6, 3), 6), [1, 2, 0, 4, 5, 3])
