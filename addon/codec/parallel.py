@@ -13,30 +13,28 @@ _WORKER: ThreadPoolExecutor | None = None
 
 
 def map_two(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """[fn(x) for x in items], every other item on the worker thread; an exception is raised here,
-    as the loop would raise it (the first in item order)."""
+    """[fn(x) for x in items], on this thread and the worker, each taking the next item when it is
+    free (a slow item does not hold the other thread up); an exception is raised here, the first
+    in item order, as the loop would raise it."""
     global _WORKER
     if len(items) < 2:
         return [fn(x) for x in items]
     if _WORKER is None:
         _WORKER = ThreadPoolExecutor(1, thread_name_prefix="lgf-numpy")
-    theirs = [_WORKER.submit(fn, x) for x in items[1::2]]
-    out: list = []
-    error = None
-    for k, x in enumerate(items[0::2]):
-        try:
-            out.append(fn(x))
-        except Exception as e:              # noqa: BLE001  (kept until the worker's earlier items are known)
-            error = error or (2 * k, e)
-            out.append(None)
     results: list = [None] * len(items)
-    results[0::2] = out
-    for k, f in enumerate(theirs):
-        try:
-            results[2 * k + 1] = f.result()
-        except Exception as e:              # noqa: BLE001
-            if error is None or 2 * k + 1 < error[0]:
-                error = (2 * k + 1, e)
-    if error is not None:
-        raise error[1]
+    errors: dict[int, Exception] = {}
+    order = iter(range(len(items)))          # shared: next() on it is atomic under Python's lock
+
+    def drain() -> None:
+        for k in order:
+            try:
+                results[k] = fn(items[k])
+            except Exception as e:              # noqa: BLE001  (raised below, in item order)
+                errors[k] = e
+
+    theirs = _WORKER.submit(drain)
+    drain()
+    theirs.result()
+    if errors:
+        raise errors[min(errors)]
     return results

@@ -12,11 +12,18 @@ def test_map_two_gives_what_a_loop_gives_in_order(n):
     assert parallel.map_two(lambda x: x * x, items) == [x * x for x in items]
 
 
-def test_map_two_uses_a_second_thread_for_every_other_item():
-    seen = {}
-    parallel.map_two(lambda x: seen.setdefault(x, threading.get_ident()), list(range(6)))
-    assert len({seen[0], seen[2], seen[4]}) == 1 and len({seen[1], seen[3], seen[5]}) == 1
-    assert seen[0] != seen[1]
+def test_map_two_uses_a_second_thread():
+    seen, other = {}, threading.Event()
+
+    def fn(x):
+        seen[x] = threading.get_ident()
+        if x == 0:
+            assert other.wait(5)                # item 0 waits until the other thread has done one
+        else:
+            other.set()
+        return x
+    assert parallel.map_two(fn, list(range(6))) == list(range(6))
+    assert len(set(seen.values())) == 2
 
 
 @pytest.mark.parametrize("bad", [[1, 4], [4, 1], [3], [0, 5]])
