@@ -73,6 +73,9 @@ def test_affine_inverse_is_the_inverse():
         assert axes.det3(m[:3, :3]) == pytest.approx(np.linalg.det(m[:3, :3]))
     with pytest.raises(np.linalg.LinAlgError):
         axes.affine_inverse(np.zeros((4, 4)))
+    for _ in range(200):                         # the written-out cross product is np.cross, bit for bit
+        u, v = rng.normal(size=3) * 10.0 ** rng.integers(-6, 6), rng.normal(size=3)
+        assert np.array_equal(axes._cross3(u, v), np.cross(u, v))
 
 
 def _cube(normals_at):
