@@ -4,7 +4,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..codec import welding
+from ..codec import meshops
 from ..codec.parallel import map_two
 from ..codec.scene import Mesh
 from . import props
@@ -55,7 +55,7 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
     for k, (m, me) in enumerate(zip(meshes, built)):
         plan = plan_of.get(k)
         if plan is not None and plan.split is not None:
-            welding.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
+            meshops.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
             bpy.data.meshes.remove(me)
             built[k] = build_mesh(m, materials)
             continue
@@ -87,9 +87,9 @@ def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:
     return corners, np.ascontiguousarray(m.faces, np.int32)
 
 
-def _plan(m: Mesh, edge_of: np.ndarray, n_edges: int) -> welding.GroupShading:
+def _plan(m: Mesh, edge_of: np.ndarray, n_edges: int) -> meshops.GroupShading:
     corners, starts = _corner_arrays(m)
-    return welding.group_shading(corners, starts, m.smoothing, len(m.positions), edge_of, n_edges,
+    return meshops.group_shading(corners, starts, m.smoothing, len(m.positions), edge_of, n_edges,
                                  sharp=m.normals is None or len(m.normals) != len(corners))
 
 

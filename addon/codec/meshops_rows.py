@@ -17,9 +17,8 @@ import numpy as np
 _CHUNK = 1 << 15          # rows hashed at a time, so that a chunk stays in cache
 _ROUNDS = 3               # table rounds before the exact sort takes what is left
 _SORT_BELOW = 4096        # so few rows left: sort them
-_SPARE_BITS = 2           # table size: the next power of two above the rows, times 2 ** (this - 1)
-_MULTIPLIERS = np.array([0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1, 0xD3A2646C | 1,
-                         0xFD7046C5, 0xB55A4F09, 0x7FEB352D, 0x846CA68B, 0xE7037ED1, 0x8EBC6AF1], np.uint32)
+_SPARE_BITS = 1           # table size: the next power of two above the rows, times 2 ** (this - 1)
+_MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
 
 
 def _words(record: np.ndarray) -> np.ndarray:
@@ -36,30 +35,33 @@ def _words(record: np.ndarray) -> np.ndarray:
 
 
 def _hash_rows(words: np.ndarray, seed: int) -> np.ndarray:
-    """A 32-bit hash per row (uint32); any hash works, equality is always checked on the bytes."""
+    """A 64-bit hash per row (uint64) whose top bits pick the slot: multiply and xor, eight bytes at a
+    time where the rows are whole pairs of words. Any hash works: equality is always checked on the bytes."""
     n, width = words.shape
-    mult = np.roll(_MULTIPLIERS, seed)
-    out = np.empty(n, np.uint32)
-    acc = np.empty(min(n, _CHUNK), np.uint32)
-    tmp = np.empty_like(acc)
+    mul = np.uint64(_MIX[seed % len(_MIX)])
+    wide = words.view(np.uint64) if width % 2 == 0 and width and words.flags.c_contiguous else None
+    out = np.empty(n, np.uint64)
     for start in range(0, n, _CHUNK):
-        w = words[start:start + _CHUNK]
-        a, t = acc[:len(w)], tmp[:len(w)]
-        a[:] = np.uint32(seed * 0x61C88647 & 0xFFFFFFFF)
-        for j in range(width):
-            np.multiply(w[:, j], mult[j % len(mult)], out=t)
-            a ^= t
-            np.right_shift(a, np.uint32(15), out=t)
-            a ^= t
-            a *= np.uint32(0x2C1B3C6D)
-        np.right_shift(a, np.uint32(16), out=t)
-        np.bitwise_xor(a, t, out=out[start:start + len(w)])
+        o = out[start:start + _CHUNK]
+        if wide is not None:
+            w = wide[start:start + _CHUNK]
+            np.multiply(w[:, 0], mul, out=o)
+            for j in range(1, w.shape[1]):
+                np.bitwise_xor(o, w[:, j], out=o)
+                np.multiply(o, mul, out=o)
+        else:
+            w = words[start:start + _CHUNK]
+            o[:] = w[:, 0] if width else 0
+            for j in range(1, width):
+                np.multiply(o, mul, out=o)
+                np.bitwise_xor(o, w[:, j], out=o, casting="unsafe")
+            np.multiply(o, mul, out=o)
     return out
 
 
 def _first_in_slot(slot: np.ndarray, size: int) -> np.ndarray:
     """The smallest row index holding each row's slot."""
-    rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)
+    rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)   # int32: half the traffic
     table = np.empty(size, rows.dtype)
     # assigned back to front, so the front-most row of each slot is written last
     table[slot[::-1]] = rows[::-1]
@@ -68,7 +70,7 @@ def _first_in_slot(slot: np.ndarray, size: int) -> np.ndarray:
         table.fill(len(slot))
         np.minimum.at(table, slot, rows)
         holder = table[slot]
-    return holder.astype(np.int64)
+    return holder
 
 
 def _exact(words: np.ndarray) -> np.ndarray:
@@ -89,10 +91,11 @@ def _equal_rows(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def representatives(record: np.ndarray) -> np.ndarray:
-    """Per row, the index of the first row with the same bytes (int64)."""
+    """Per row, the index of the first row with the same bytes (int32 below 2 ** 31 rows, else int64):
+    the one row grouping of the kernel (the corner split, welding, tangent sharing)."""
     words = _words(record)
     n = len(words)
-    rep = np.arange(n, dtype=np.int64)
+    rep = np.arange(n, dtype=np.int32 if n < 1 << 31 else np.int64)
     todo = None                      # rows still ungrouped (None: all of them)
     for round_ in range(_ROUNDS):
         count = n if todo is None else len(todo)
@@ -100,10 +103,9 @@ def representatives(record: np.ndarray) -> np.ndarray:
             break
         w = words if todo is None else words[todo]
         bits = max(4, int(count).bit_length() + _SPARE_BITS)
-        slot = (_hash_rows(w, round_) >> np.uint32(32 - bits)).astype(np.intp) if bits < 32 else \
-            _hash_rows(w, round_).astype(np.intp)
-        holder = _first_in_slot(slot, 1 << min(bits, 32))
-        local = np.arange(count, dtype=np.int64)
+        slot = (_hash_rows(w, round_) >> np.uint64(64 - bits)).view(np.int64)
+        holder = _first_in_slot(slot, 1 << bits)
+        local = np.arange(count, dtype=holder.dtype)
         other = np.flatnonzero(holder != local)
         same = np.ones(count, bool)
         same[other] = False

@@ -205,16 +205,23 @@ def test_split_takes_the_first_corner_pass_only_when_it_pays(monkeypatch):
     assert calls == [6000]                             # nothing agrees: every corner hashed once
 
 
-def test_welding_is_reached_through_the_kernel():
-    from addon.codec import welding
-    assert meshops.weld is welding.weld and meshops.weld_ids is welding.weld_ids
-    assert meshops.face_normals is welding.face_normals and meshops.split_vertices is welding.split_vertices
+def test_welding_and_the_split_share_one_row_grouping(monkeypatch):
+    from addon.codec import meshops_rows
+    calls = []
+    real = meshops_rows.representatives
+    monkeypatch.setattr(meshops_rows, "representatives", lambda w: calls.append(len(w)) or real(w))
+    from addon.codec import meshops_weld
+    monkeypatch.setattr(meshops_weld, "representatives", meshops_rows.representatives)
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0]], np.float32)
+    assert meshops.weld_ids(pos).tolist() == [0, 1, 0]
+    meshops.split_corners(np.arange(3, dtype=np.int32), np.zeros(3, np.int64), within_vertex=False)
+    assert calls == [3, 3]
 
 
 def test_row_grouping_survives_a_hash_collision(monkeypatch):
     from addon.codec import meshops_rows
     # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
-    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint64))
     monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 2)
     rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
     first, inverse = meshops_rows.group(rows)
@@ -236,6 +243,6 @@ def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
     # a tiny table makes most rows collide and go round again, then to the exact sort
     monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 10)
     real = meshops_rows._hash_rows
-    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: real(words, seed) & np.uint32(0xF0000000))
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: real(words, seed) & np.uint64(0xF000000000000000))
     first, tri = meshops_rows.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
     assert (first.tolist(), tri.tolist()) == want

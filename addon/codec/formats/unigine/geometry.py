@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...axes import inverse_or_identity
-from ...meshops import face_normals, group_rows, vertex_normals
+from ...meshops import face_normals, split_corners, vertex_normals
 from ...scene import Mesh
 from .conventions import SIGN_ATTR, TANGENT_ATTR
 from .tangent import cross as _cross
@@ -87,10 +87,8 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     sign = np.repeat(np.where(handed < 0, -1.0, 1.0).astype(np.float32), 3)
     # like MikkTSpace, tangents are shared only by corners of one vertex that also share
     # its UV and handedness, so UV seams and mirror lines keep their own tangents
-    key = np.concatenate([vertex[:, None].view(np.uint8).reshape(-1, 8),
-                          uv.reshape(-1, 2).view(np.uint8).reshape(-1, 8),
-                          (sign > 0).astype(np.uint8)[:, None]], 1)
-    _, split = group_rows(key)
+    # (the kernel's split within each vertex: no hashing where a vertex's corners agree)
+    _, split = split_corners([uv.reshape(-1, 2), (sign > 0).view(np.uint8)], vertex)
     per_corner = np.repeat(_normalize(t_face), 3, axis=0)
     sums = np.stack([np.bincount(split, per_corner[:, c]) for c in range(3)], 1).astype(np.float32)
     return normal, sums[split], sign
