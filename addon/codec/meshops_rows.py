@@ -187,23 +187,33 @@ def unique_in_order(record: np.ndarray, vertex: np.ndarray, within_vertex: bool 
 
 class _Rows:
     """Rows given as one (N, ...) array, or as several per-row arrays side by side (columns, which
-    then need not be copied into one): their words a column at a time for comparisons, or as an
-    (N, W) uint32 matrix for the rows that hashing needs."""
+    then need not be copied into one): their bytes a column at a time for comparisons (the widest
+    integer that divides a part's row, no copy), or as an (N, W) uint32 matrix for the rows that
+    hashing needs (only those rows are copied and padded)."""
 
     def __init__(self, record):
         parts = list(record) if isinstance(record, (list, tuple)) else [record]
-        self.parts = [_words(np.asarray(p)) for p in parts]
+        self.parts = [_raw(np.asarray(p)) for p in parts]
         self.n = len(self.parts[0])
 
     def columns(self) -> list[np.ndarray]:
         out = []
-        for w in self.parts:
-            out += [w.view(np.uint64).reshape(-1)] if w.shape[1] == 2 else [w[:, j] for j in range(w.shape[1])]
+        for raw in self.parts:
+            width = raw.shape[1]
+            size = next(k for k in (8, 4, 2, 1) if width % k == 0) if width else 1
+            cols = raw.view(np.dtype(f"u{size}")) if width else np.zeros((self.n, 1), np.uint8)
+            out += [cols[:, j] for j in range(cols.shape[1])]
         return out
 
     def matrix(self, rows: np.ndarray | None = None) -> np.ndarray:
-        sel = [w if rows is None else w[rows] for w in self.parts]
+        sel = [_words(raw if rows is None else raw[rows]) for raw in self.parts]
         return sel[0] if len(sel) == 1 else np.concatenate(sel, 1)
+
+
+def _raw(a: np.ndarray) -> np.ndarray:
+    """(N, bytes) uint8 view of each row's bytes (a copy only when `a` is not contiguous)."""
+    a = np.ascontiguousarray(a)
+    return a.reshape(len(a), -1).view(np.uint8) if a.size else np.zeros((len(a), 0), np.uint8)
 
 
 def _with_vertex(words: np.ndarray, vertex: np.ndarray) -> np.ndarray:
@@ -257,13 +267,17 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         agree &= col[:_PROBE] == col[probe]
     if agree.sum() < _PROBE // 2:
         return None                            # mostly split: plain hashing
+    if within_vertex and agree.all() and _agree_within_vertices(cols, vertex, top):
+        return _one_per_vertex(vertex, top, n)
     head, per_row = _first_rows(vertex, top, n)
-    is_head = per_row == np.arange(n, dtype=idx)
-    same = ~is_head                            # a head is not joined to itself
+    if within_vertex:                          # a head equals itself: kept as it is
+        kept = cols[0] == np.take(cols[0], per_row)
+        for col in cols[1:]:
+            kept &= col == np.take(col, per_row)
+        return _heads_then_seams(rows, vertex, head, kept, n)
+    same = per_row != np.arange(n, dtype=idx)  # a head is not joined to itself
     for col in cols:
-        same &= col == col[per_row]
-    if within_vertex:
-        return _heads_then_seams(rows, vertex, head, same | is_head, n)
+        same &= col == np.take(col, per_row)
     todo = np.flatnonzero(~same)               # the heads and the rows that differ
     # per todo row, its first equal todo row (local); no row that joined a head comes before that
     # one, or its head, a todo row with the same bytes, would come before it too
@@ -278,6 +292,33 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     out = at_head[vertex]
     out[todo] = ordered
     return first, out
+
+
+def _agree_within_vertices(cols: list[np.ndarray], vertex: np.ndarray, top: int) -> bool:
+    """Whether every row equals the other rows of its vertex: each column scattered per vertex (any
+    row's value may land) and gathered back, through arrays of the vertices' size (cache-friendly)."""
+    tables = []
+    for col in cols:
+        per_vertex = np.empty(top, col.dtype)
+        per_vertex[vertex] = col
+        tables.append(per_vertex)
+    for s in range(0, len(vertex), _CHUNK):             # a chunk at a time: the temporaries stay in cache
+        v = vertex[s:s + _CHUNK]
+        for col, per_vertex in zip(cols, tables):
+            if not np.array_equal(np.take(per_vertex, v), col[s:s + _CHUNK]):
+                return False
+    return True
+
+
+def _one_per_vertex(vertex: np.ndarray, top: int, n: int):
+    """unique_in_order within vertices when each vertex's rows all agree: one value per used vertex,
+    in vertex order, at its first row; no hashing and no sort."""
+    head = _first_rows(vertex, top, n)[0]
+    used = head < n
+    if used.all():
+        return head.astype(np.int64), vertex.astype(np.int64)
+    rank = np.cumsum(used, dtype=np.int64) - 1
+    return head[used].astype(np.int64), rank[vertex]
 
 
 def _heads_then_seams(rows: _Rows, vertex: np.ndarray, head: np.ndarray, kept: np.ndarray, n: int):
