@@ -181,8 +181,12 @@ def unique_in_order(record: np.ndarray, vertex: np.ndarray, within_vertex: bool 
     if fast is not None:
         return fast
     words = rows.matrix()
-    first, inverse = group(_with_vertex(words, vertex) if within_vertex else words)
-    return _in_vertex_order(first, inverse, vertex)
+    rep = representatives(_with_vertex(words, vertex) if within_vertex else words)
+    first = np.flatnonzero(rep == np.arange(rows.n, dtype=rep.dtype))
+    first = first[stable_order(vertex[first])]
+    rank = np.empty(rows.n, np.int64)              # each row's group, numbered in the output order
+    rank[first] = np.arange(len(first))
+    return first, np.take(rank, rep)
 
 
 class _Rows:
@@ -267,9 +271,9 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         agree &= col[:_PROBE] == col[probe]
     if agree.sum() < _PROBE // 2:
         return None                            # mostly split: plain hashing
-    if within_vertex and agree.all() and _agree_within_vertices(cols, vertex, top):
-        return _one_per_vertex(vertex, top, n)
     head, per_row = _first_rows(vertex, top, n)
+    if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
+        return _one_per_vertex(vertex, head, n)
     if within_vertex:                          # a head equals itself: kept as it is
         kept = cols[0] == np.take(cols[0], per_row)
         for col in cols[1:]:
@@ -294,26 +298,22 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     return first, out
 
 
-def _agree_within_vertices(cols: list[np.ndarray], vertex: np.ndarray, top: int) -> bool:
-    """Whether every row equals the other rows of its vertex: each column scattered per vertex (any
-    row's value may land) and gathered back, through arrays of the vertices' size (cache-friendly)."""
-    tables = []
-    for col in cols:
-        per_vertex = np.empty(top, col.dtype)
-        per_vertex[vertex] = col
-        tables.append(per_vertex)
-    for s in range(0, len(vertex), _CHUNK):             # a chunk at a time: the temporaries stay in cache
+def _agree_with_heads(cols: list[np.ndarray], vertex: np.ndarray, head: np.ndarray, n: int) -> bool:
+    """Whether every row equals its vertex's first row (`head`): the heads' values gathered into
+    tables of the vertices' size, then compared a chunk at a time (cache-friendly; no scatter)."""
+    at = np.minimum(head, n - 1)                        # unused vertices: any row (never looked up)
+    tables = [np.take(col, at) for col in cols]
+    for s in range(0, len(vertex), _CHUNK):
         v = vertex[s:s + _CHUNK]
-        for col, per_vertex in zip(cols, tables):
-            if not np.array_equal(np.take(per_vertex, v), col[s:s + _CHUNK]):
+        for col, table in zip(cols, tables):
+            if not np.array_equal(np.take(table, v), col[s:s + _CHUNK]):
                 return False
     return True
 
 
-def _one_per_vertex(vertex: np.ndarray, top: int, n: int):
+def _one_per_vertex(vertex: np.ndarray, head: np.ndarray, n: int):
     """unique_in_order within vertices when each vertex's rows all agree: one value per used vertex,
     in vertex order, at its first row; no hashing and no sort."""
-    head = _first_rows(vertex, top, n)[0]
     used = head < n
     if used.all():
         return head.astype(np.int64), vertex.astype(np.int64)

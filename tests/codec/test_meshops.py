@@ -246,3 +246,24 @@ def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
     monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: real(words, seed) & np.uint64(0xF000000000000000))
     first, tri = meshops_rows.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
     assert (first.tolist(), tri.tolist()) == want
+
+
+@pytest.mark.parametrize("late_seam", [False, True])
+@pytest.mark.parametrize("unused", [False, True])
+def test_split_of_a_mesh_whose_vertices_agree_matches_the_definition(late_seam, unused, monkeypatch):
+    """Every corner agrees with its vertex (a smooth mesh): the per-vertex fast path; a seam past the
+    probe must still be found (then the general path runs)."""
+    from addon.codec import meshops_rows
+    monkeypatch.setattr(meshops_rows, "_PROBE", 256)
+    monkeypatch.setattr(meshops_rows, "_CHUNK", 1000)
+    rng = np.random.default_rng(11)
+    n_v = 3000
+    vertex = rng.permutation(np.arange(21_000) % n_v)       # every vertex used
+    if unused:
+        vertex[vertex % 7 == 0] += 1                  # some vertices no corner uses
+    values = [rng.integers(0, 5, (n_v + 1, 3)).astype(np.int16)[vertex], rng.random((n_v + 1, 2), np.float32)[vertex]]
+    if late_seam:
+        values[1][-5, 0] += 1.0                       # one corner near the end differs from its vertex
+    want = _plain_split(np.concatenate([v.view(np.uint8).reshape(len(vertex), -1) for v in values], 1), vertex)
+    first, index = meshops.split_corners(values, vertex)
+    assert (first.tolist(), index.tolist()) == want
