@@ -81,13 +81,15 @@ def _exact(words: np.ndarray) -> np.ndarray:
 
 
 def _equal_rows(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The entries of `a` whose row equals the matching row of `b`: a column at a time, each
-    on the pairs still equal (most different rows drop out at the first)."""
-    for j in range(words.shape[1]):
-        keep = words[a, j] == words[b, j]
-        if not keep.all():
-            a, b = a[keep], b[keep]
-    return a
+    """The entries of `a` whose row equals the matching row of `b`: whole rows gathered (one random
+    access per row, not one per word), then compared a column at a time."""
+    if not len(a):
+        return a
+    ra, rb = np.take(words, a, axis=0), np.take(words, b, axis=0)
+    same = ra[:, 0] == rb[:, 0]
+    for j in range(1, words.shape[1]):
+        same &= ra[:, j] == rb[:, j]
+    return a[same]
 
 
 def representatives(record: np.ndarray) -> np.ndarray:
@@ -271,6 +273,8 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         agree &= col[:_PROBE] == col[probe]
     if agree.sum() < _PROBE // 2:
         return None                            # mostly split: plain hashing
+    if not within_vertex and agree.sum() - np.count_nonzero(probe == np.arange(_PROBE)) < _PROBE // 2:
+        return None                            # the heads and the rows that differ are most rows: plain hashing
     head, per_row = _first_rows(vertex, top, n)
     if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
         return _one_per_vertex(vertex, head, n)
