@@ -76,24 +76,36 @@ def _columns(v: np.ndarray) -> list[np.ndarray]:
     return [np.array(v[:, i], np.float32) for i in range(3)]
 
 
+def _unit_columns(x: np.ndarray, y: np.ndarray, z: np.ndarray, floor: float | None) -> np.ndarray:
+    """Divide the columns by their length in place; -> the rows divided by 1 instead: a length <= floor,
+    or (floor None) a length not > 0 (zero or NaN)."""
+    length = x * x
+    length += y * y
+    length += z * z
+    np.sqrt(length, out=length)
+    bad = ~(length > 0) if floor is None else length <= floor
+    length[bad] = 1.0
+    x /= length
+    y /= length
+    z /= length
+    return bad
+
+
 def _encode_block(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> np.ndarray:
     nx, ny, nz = _columns(normal)
     zero = (nx * nx + ny * ny + nz * nz) == 0
     if zero.any():
         nx[zero], ny[zero], nz[zero] = 0.0, 0.0, 1.0
-    length = np.sqrt(nx * nx + ny * ny + nz * nz)
-    length = np.where(length > 0, length, np.float32(1.0))
-    nx, ny, nz = nx / length, ny / length, nz / length
+    _unit_columns(nx, ny, nz, None)
     # the tangent made orthonormal to the normal
     tx, ty, tz = _columns(tangent)
-    along = tx * nx + ty * ny + tz * nz
-    tx, ty, tz = tx - nx * along, ty - ny * along, tz - nz * along
-    length = np.sqrt(tx * tx + ty * ty + tz * tz)
-    bad = length <= 1e-6
-    length = np.where(bad, np.float32(1.0), length)
-    tx /= length
-    ty /= length
-    tz /= length
+    along = tx * nx
+    along += ty * ny
+    along += tz * nz
+    tx -= nx * along
+    ty -= ny * along
+    tz -= nz * along
+    bad = _unit_columns(tx, ty, tz, 1e-6)
     if bad.any():
         # no usable tangent: any direction perpendicular to the normal
         n = np.stack([nx[bad], ny[bad], nz[bad]], 1)
@@ -126,11 +138,11 @@ def _encode_block(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> 
         if led.any():
             for col, pick in zip((3, 0, 1, 2), choices):
                 np.copyto(q[:, col], pick[j], where=led)
-    q[q[:, 3] < 0] *= np.float32(-1.0)                                  # w >= 0
+    np.multiply(q, np.float32(-1.0), out=q, where=(q[:, 3] < 0)[:, None])      # w >= 0
     sq = q * q
     q /= np.sqrt((sq[:, 0] + sq[:, 1]) + (sq[:, 2] + sq[:, 3]))[:, None]
     negative = sign < 0
-    q[negative] *= np.float32(-1.0)
+    np.multiply(q, np.float32(-1.0), out=q, where=negative[:, None])
     q *= np.float32(QUAT_SCALE)
     out = np.rint(q, out=q).clip(-32767, 32767).astype(np.int16)
     w0 = out[:, 3] == 0
