@@ -106,7 +106,7 @@ class _Part:
         normal, tan, sign = corner_frames(mesh, self.positions, self.tri_corners, xf)
         if not _IDENTITY_BASIS:
             normal, tan = normal @ BASIS, tan @ BASIS
-        self.record[:, :_FRAME] = tangent.encode(normal, tan, sign).view(np.uint32)
+        tangent.encode(normal, tan, sign, out=self.record.view(np.int16)[:, :2 * _FRAME])
         fm = mesh.face_material if mesh.face_material is not None else np.zeros(len(mesh.faces), np.int32)
         slots = np.asarray(fm, np.int64)
         if not in_order:
@@ -248,7 +248,8 @@ def scene_to_mesh(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Mesh
         for p, _ in members:
             key_names += [k for k, _ in p.keys if k not in key_names]
         m.surfaces.append(_surface(label, members, key_names))
-    m.bounds = bounds.of_surfaces(m.surfaces)
+    # one surface: its own bounds (of_surfaces would compute the same numbers again)
+    m.bounds = Bounds(m.surfaces[0].bounds.values.copy()) if len(m.surfaces) == 1 else bounds.of_surfaces(m.surfaces)
     tracks = build_tracks(scene, bones, bind, quantized=not opts.embed_animations, warnings=warnings)
     if opts.embed_animations:
         m.animations = tracks

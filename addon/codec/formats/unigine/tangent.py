@@ -54,18 +54,19 @@ def _orthonormal_tangent(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
 _BLOCK = 1 << 14        # rows per block: a block's columns stay in cache through the whole chain
 
 
-def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray, rows: np.ndarray | None = None,
+           out: np.ndarray | None = None) -> np.ndarray:
     """Per-vertex frames -> (T, 4) int16 (x, y, z, w), w's sign = binormal sign.
 
     float32 throughout: the quaternion comes from its largest component (a
     well-conditioned square root) and the off-diagonal sums, so no small
     component is taken from a cancelling difference. `rows` picks the rows
-    to encode (all by default). Worked in blocks of contiguous columns; the
+    to encode (all by default); `out` receives them. Worked in blocks of contiguous columns; the
     arithmetic is the same, in the same order, as whole-array numpy.
     """
     normal, tangent, sign = np.asarray(normal), np.asarray(tangent), np.asarray(sign)
     count = len(normal) if rows is None else len(rows)
-    out = np.empty((count, 4), np.int16)
+    out = np.empty((count, 4), np.int16) if out is None else out     # (count, 4) int16, e.g. a view of a record
     for s in range(0, count, _BLOCK):
         pick = slice(s, s + _BLOCK) if rows is None else rows[s:s + _BLOCK]
         out[s:s + _BLOCK] = _encode_block(normal[pick], tangent[pick], sign[pick])
