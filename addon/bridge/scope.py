@@ -7,22 +7,36 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from ..codec.option_rules import option
+from ..codec.scene_options import ExportContent
+
+ANIMATION_SOURCES = {
+    "AUTO": ("Automatic", "Every action, each on its own, when an object has several; else the scene range"),
+    "ACTIONS": ("Actions", "Every action that fits the exported objects, each played alone"),
+    "NLA": ("NLA Strips", "Every NLA strip, its action played alone"),
+    "MARKERS": ("Timeline Markers", "Each timeline marker starts an animation that runs to the next"),
+    "SCENE": ("Scene Range", "The scene's frame range, played as it is"),
+}
+
 
 @dataclass(frozen=True)
-class CollectOptions:
-    use_selection: bool = False
-    use_visible: bool = False
-    use_active_collection: bool = False
-    collection: str = ""                  # Collection Exporter: only this collection's objects
-    use_active_object: bool = False       # only the active object (within the limits above)
-    apply_modifiers: bool = True
+class CollectOptions(ExportContent):
+    """use_keyframes and object_types come from the codec's scene_options; the fields with a label
+    are the export operators' properties."""
+
+    use_selection: bool = option(False, "Selected Only")
+    use_visible: bool = option(False, "Visible Only")
+    use_active_collection: bool = option(False, "Active Collection")
+    collection: str = option("", "Collection", "Export only this collection (set by the Collection Exporter)")
+    use_active_object: bool = option(False, "Active Object Only", "Write only the active object; off: every "
+                                     "mesh object within the limits is merged into one")
+    apply_modifiers: bool = option(True, "Apply Modifiers")
     triangulate: bool = True
     global_matrix: tuple = tuple(map(tuple, np.eye(4)))   # Blender -> file axes and scale
-    object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
-    use_keyframes: bool = True
     bake_vertices: bool = False           # bake the evaluated vertices per frame of meshes that modifiers or
                                           # drivers deform (the codec replays shape keys and motion itself)
-    animation_source: str = "AUTO"        # animation_takes.SOURCES
+    animation_source: str = option("AUTO", "Animation Source", "What becomes the file's animations",
+                                   items=ANIMATION_SOURCES)
     source_keys: bool = True              # plain keyed curves keep their own key frames (action_keys)
     tangents: bool = False                # corner_attributes "tangent" (C, 3) and "bitangent_sign" (C,)
     frame_start: int | None = None        # None = the scene's range
@@ -49,6 +63,16 @@ def objects_in_scope(context, o: CollectOptions) -> list:
 
 # Object types with geometry but no mesh of their own: written as their evaluated mesh, as glTF does.
 CONVERTED = ("CURVE", "FONT", "SURFACE", "META")
+
+
+def shape_keys_animated(objs) -> bool:
+    """Whether an action or NLA track moves the shape keys of one of the meshes."""
+    for ob in objs:
+        keys = getattr(ob.data, "shape_keys", None) if ob.type == "MESH" else None
+        if keys is not None and keys.animation_data is not None and (
+                keys.animation_data.action is not None or len(keys.animation_data.nla_tracks)):
+            return True
+    return False
 
 
 def matrix_array(mat) -> np.ndarray:

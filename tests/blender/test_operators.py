@@ -1,8 +1,6 @@
 """Every format's operators: registered, in the menus, with a FileHandler, and
 with properties in step with their codec options dataclasses."""
 import dataclasses
-import importlib
-import pkgutil
 
 import pytest
 
@@ -17,14 +15,12 @@ EXPECTED = {
 }
 
 
-def _modules(lgf):
-    ops = lgf.operators
-    return [importlib.import_module(f"{ops.__name__}.{m.name}")
-            for m in pkgutil.iter_modules(ops.__path__) if not m.name.startswith("_")]
-
-
 def _operator_classes(lgf):
-    return [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.Operator)]
+    return [cls for cls in lgf.operators.classes() if issubclass(cls, bpy.types.Operator)]
+
+
+def _file_handlers(lgf):
+    return [cls for cls in lgf.operators.classes() if issubclass(cls, bpy.types.FileHandler)]
 
 
 def _op_exists(idname):
@@ -62,7 +58,7 @@ def test_every_operator_is_in_the_file_menus(lgf):
 
 
 def test_file_handlers_cover_every_extension(lgf):
-    handlers = [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.FileHandler)]
+    handlers = _file_handlers(lgf)
     exts = {e for h in handlers for e in h.bl_file_extensions.split(";")}
     for spec in lgf.codec.registered_formats().values():
         assert set(spec.extensions) & exts, f"no FileHandler for {spec.name}"
@@ -192,7 +188,7 @@ def test_a_dropped_file_opens_the_options_popup(clean, lgf, idname):
 
 
 def test_every_file_handler_import_is_in_the_drop_test(lgf):
-    handlers = [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.FileHandler)]
+    handlers = _file_handlers(lgf)
     assert {h.bl_import_operator for h in handlers} <= set(DROPPED)
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...registry import FormatSpec
+from ...registry import FormatSpec, Limits
 from .from_scene import from_scene
+from .mesh_out import LIMIT
 from .model import Model
 from .options import ExportOptions, ImportOptions
 from .read import read, sniff
@@ -29,5 +30,6 @@ def version(model: Model) -> str:
 FORMAT = FormatSpec(
     name="3ds", label="3D Studio", extensions=(".3ds",), sniff=sniff, read=read, encode=encode,
     to_scene=to_scene, from_scene=from_scene, import_options=ImportOptions, export_options=ExportOptions,
-    version=version,
+    version=version, operator_id="scene.studio3ds",
+    limits=Limits(vertices=LIMIT, faces=LIMIT, note="a bigger mesh is cut into further objects"),
 )

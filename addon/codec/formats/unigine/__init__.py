@@ -22,7 +22,7 @@ from .animation_out import armature_bones, build_tracks
 from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, Bounds, MeshFile
 from .options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
 from .read import read_anim, read_mesh
-from .to_scene import anim_to_scene, mesh_to_scene, warn_bad_bind
+from .to_scene import anim_to_scene, mesh_to_scene, rebase_animations, warn_bad_bind
 from .write import write_anim, write_mesh
 
 
@@ -107,10 +107,11 @@ FORMAT = [
         name="unigine-mesh", label="UNIGINE Mesh", extensions=(".mesh",), sniff=_sniff(MESH_MAGIC[:2]),
         read=_read_mesh, encode=_encode_mesh, to_scene=mesh_to_scene, from_scene=scene_to_mesh,
         import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode(),
-        companions=partner_anims),
+        companions=partner_anims, operator_id="scene.unigine_mesh"),
     FormatSpec(
         name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
         read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},
         to_scene=_anim_to_scene, from_scene=scene_to_anim,
-        import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode()),
+        import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode(),
+        operator_id="anim.unigine_anim", rebase=rebase_animations),
 ]
