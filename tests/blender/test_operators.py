@@ -206,3 +206,66 @@ def test_cli_command_takes_lgf_arguments_folders_and_jobs(lgf, tmp_path, capsys)
     got = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.u3d"))
     assert got == ["props/cube_v2.u3d", "props/grid_static.u3d", "ships/CUBE.u3d", "ships/deep/box.u3d"]
     assert cli._run(["convert", "a.3ds", "--to", "nope", "-d", "x"]) == 2
+
+
+class _TextRecorder:
+    def __init__(self):
+        self.items = []
+
+    def operator(self, idname, text="", **kw):
+        self.items.append((idname, text))
+
+
+def _menu_entries(menu):
+    rec = _TextRecorder()
+    fake = type("Menu", (), {"layout": rec})()
+    for fn in menu._dyn_ui_initialize():
+        if getattr(fn, "__module__", "").startswith("bl_ext."):
+            fn(fake, bpy.context)
+    return rec.items
+
+
+def test_menus_and_file_handlers_come_from_the_format_specs(lgf, monkeypatch):
+    """A FormatSpec's label and extensions show up in the registered menus and FileHandlers."""
+    from dataclasses import replace
+    from importlib import import_module
+    registry = import_module(f"{lgf.__name__}.codec.registry")
+    specs = lgf.codec.registered_formats()
+    imports = _menu_entries(bpy.types.TOPBAR_MT_file_import)
+    assert ("import_scene.unreal_vertex_mesh", "Unreal Engine 1 Vertex Mesh (_d.3d, _a.3d, .uc)") in imports
+    assert ("import_scene.studio3ds", "3D Studio (.3ds)") in imports
+    assert sorted(imports) == sorted((f"import_{s.operator_id}", s.menu_label) for s in specs.values())
+    table = dict(specs)
+    table["3ds"] = replace(table["3ds"], label="Changed Studio", extensions=(".3ds", ".prj"))
+    monkeypatch.setattr(registry, "_scan", lambda: table)
+    assert ("import_scene.studio3ds", "Changed Studio (.3ds, .prj)") in _menu_entries(bpy.types.TOPBAR_MT_file_import)
+    assert ("export_scene.studio3ds", "Changed Studio (.3ds, .prj)") in _menu_entries(bpy.types.TOPBAR_MT_file_export)
+    handler = next(h for h in _file_handlers(lgf) if h.bl_idname == "IO_FH_studio3ds")
+    assert (handler.bl_label, handler.bl_file_extensions) == ("Changed Studio", ".3ds;.prj")
+
+
+def test_a_spec_without_its_operators_is_refused(lgf, monkeypatch):
+    from dataclasses import replace
+    from importlib import import_module
+    registry = import_module(f"{lgf.__name__}.codec.registry")
+    table = dict(lgf.codec.registered_formats())
+    table["extra"] = replace(table["3ds"], name="extra", operator_id="scene.extra")
+    monkeypatch.setattr(registry, "_scan", lambda: table)
+    with pytest.raises(TypeError, match="'extra'.*no export or import operator"):
+        lgf.operators.classes()
+
+
+def test_operator_labels_and_help_are_the_option_fields(lgf):
+    """Each property of a codec option is the field's declaration: label, help, choice labels."""
+    checked = 0
+    for cls in _operator_classes(lgf):
+        mod, name = cls.bl_idname.split(".")
+        props = getattr(getattr(bpy.ops, mod), name).get_rna_type().properties
+        for o in lgf.codec.shown_options(cls.options_class):
+            prop = props[o.name]
+            assert (prop.name, prop.description) == (o.label, o.help), f"{cls.bl_idname}.{o.name}"
+            if o.items:
+                assert [(i.identifier, i.name, i.description) for i in prop.enum_items] == list(o.items)
+            checked += 1
+        assert cls.bl_label.split(" ", 1)[1] == lgf.codec.registered_formats()[cls.format_name].label
+    assert checked > 30
