@@ -35,19 +35,24 @@ def test_public_operator_is_registered(lgf, idname):
 
 class _Recorder:
     def __init__(self):
-        self.ops = []
+        self.items = []
 
     def operator(self, idname, text="", **kw):
-        self.ops.append(idname)
+        self.items.append((idname, text))
 
 
-def _menu_ops(menu):
+def _menu_entries(menu):
+    """(operator id, text) of the extension's entries in a menu."""
     rec = _Recorder()
     fake = type("Menu", (), {"layout": rec})()
     for fn in menu._dyn_ui_initialize():
         if getattr(fn, "__module__", "").startswith("bl_ext."):
             fn(fake, bpy.context)
-    return set(rec.ops)
+    return rec.items
+
+
+def _menu_ops(menu):
+    return {idname for idname, _ in _menu_entries(menu)}
 
 
 def test_every_operator_is_in_the_file_menus(lgf):
@@ -206,23 +211,6 @@ def test_cli_command_takes_lgf_arguments_folders_and_jobs(lgf, tmp_path, capsys)
     got = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.u3d"))
     assert got == ["props/cube_v2.u3d", "props/grid_static.u3d", "ships/CUBE.u3d", "ships/deep/box.u3d"]
     assert cli._run(["convert", "a.3ds", "--to", "nope", "-d", "x"]) == 2
-
-
-class _TextRecorder:
-    def __init__(self):
-        self.items = []
-
-    def operator(self, idname, text="", **kw):
-        self.items.append((idname, text))
-
-
-def _menu_entries(menu):
-    rec = _TextRecorder()
-    fake = type("Menu", (), {"layout": rec})()
-    for fn in menu._dyn_ui_initialize():
-        if getattr(fn, "__module__", "").startswith("bl_ext."):
-            fn(fake, bpy.context)
-    return rec.items
 
 
 def test_menus_and_file_handlers_come_from_the_format_specs(lgf, monkeypatch):

@@ -6,17 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...option_rules import Normals, normals_option, option, same_option
+from ...option_rules import NORMALS_ITEMS, Normals, normals_option, option, same_option
 from ...scene_options import ExportContent, ImportContent
 
-SMOOTHING_GROUP_NORMALS = {
-    "SHARP_EDGES": ("Smoothing Groups (Sharp Edges)",
-                    "Weld the vertices at one point; smoothing groups become sharp edges and flat faces, which "
-                    "Blender shades itself and keeps up to date as you edit (the groups are kept for export)"),
-    "EXACT": ("Exact (Custom Normals)", "Weld the vertices at one point; the groups' normals as custom split normals"),
-    "KEEP": ("Keep File Vertices",
-             "The vertices as the file stores them (cut open at UV seams), with custom split normals"),
-}
+SMOOTHING_GROUP_NORMALS = {**NORMALS_ITEMS, "SHARP_EDGES": (
+    "Smoothing Groups (Sharp Edges)", "Weld the vertices at one point; smoothing groups become sharp edges and flat "
+    "faces, which Blender shades itself and keeps up to date as you edit (the groups are kept for export)")}
 
 
 @dataclass(frozen=True)
