@@ -166,9 +166,12 @@ class ImportOperator(ImportHelper):
 
     def draw(self, context):
         self.layout.use_property_split = True
-        _box(self, "Format", [f.name for f in fields(self.options_class)])
-        _box(self, "Include", ["object_types", "use_keyframes", "use_new_collection"])
-        _box(self, "Transform", ["global_scale", "axis_forward", "axis_up", "apply_transform"])
+        include = ["object_types", "use_keyframes", "use_new_collection"] + (
+            ["world"] if getattr(self, "world", None) is not None else [])
+        transform = ["global_scale", "axis_forward", "axis_up", "apply_transform"]
+        _box(self, "Format", [f.name for f in fields(self.options_class) if f.name not in include + transform])
+        _box(self, "Include", include)
+        _box(self, "Transform", transform)
 
 
 class ExportOperator(ExportHelper):
@@ -212,7 +215,8 @@ class ExportOperator(ExportHelper):
         _box(self, "Include", ["object_types", "apply_modifiers", "use_keyframes"])
         if self.use_keyframes:
             self.layout.box().prop(self, "animation_source")
-        _box(self, "Format", [f.name for f in fields(self.options_class)])
+        _box(self, "Format", [f.name for f in fields(self.options_class)
+                              if f.name not in ("object_types", "apply_modifiers", "use_keyframes")])
         _box(self, "Transform", ["global_scale", "axis_forward", "axis_up"])
 
 
