@@ -6,7 +6,9 @@
 - the codec imports neither bpy, bpy_extras nor mathutils;
 - operators import only the codec's and the bridge's public API (the packages themselves, and
   the command line's entry point codec.cli, which `blender -c` runs);
-- no module imports a `_`-prefixed name, or a `_`-prefixed module, from another package.
+- no module imports a `_`-prefixed name, or a `_`-prefixed module, from another package;
+- nothing outside codec/formats imports a format package: the registry finds them, and what the
+  other layers need of a format comes through its FormatSpec.
 
 Each rule is also run on a small tree that breaks it, so that a rule that stops seeing
 its violation fails here too.
@@ -151,6 +153,9 @@ def violations(root: Path, top: str = "addon") -> list[str]:
                 and e.target not in (f"{top}.codec", f"{top}.codec.cli", f"{top}.bridge"):
             out.append(f"{where}: operators use the public API of {top}.codec (and .cli) and {top}.bridge only, "
                        f"not {e.target}")
+        formats = f"{top}.codec.formats."
+        if e.target.startswith(formats) and not e.source.startswith(formats):
+            out.append(f"{where}: {e.target} is a format's own module (use its FormatSpec)")
         if e.target in modules and _package_of(e.target, modules) != _package_of(e.source, modules):
             private_module = any(p.startswith("_") for p in e.target.split(".")[1:])
             if private_module or (e.name.startswith("_") and not e.name.startswith("__")):
@@ -188,6 +193,9 @@ BROKEN = {
     "format internals in operators": ({"operators/x.py": "from ..codec.formats.f.write import LIMIT\n",
                                        "codec/formats/f/write.py": "LIMIT = 1\n"},
                                       "not addon.codec.formats.f.write"),
+    "format module in the bridge": ({"bridge/x.py": "from ..codec.formats.f.write import LIMIT\n",
+                                     "codec/formats/f/write.py": "LIMIT = 1\n"},
+                                    "addon.codec.formats.f.write is a format's own module"),
     "bridge module in operators": ({"operators/x.py": "from ..bridge import collect\n",
                                     "bridge/collect.py": ""}, "not addon.bridge.collect"),
     "private name across packages": ({"bridge/x.py": "from ..codec.scene import _helper\n",
