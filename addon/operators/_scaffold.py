@@ -43,6 +43,10 @@ def option_property(o: codec.ShownOption):
     return StringProperty(default=o.default, subtype=o.subtype or "NONE", **kw)
 
 
+def global_scale_property():
+    return FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+
+
 def option_properties(cls: type, names=None) -> dict:
     """{name: property} for the fields of an options dataclass (only `names` when given)."""
     return {o.name: option_property(o) for o in codec.shown_options(cls) if names is None or o.name in names}
@@ -110,7 +114,7 @@ class ImportOperator(ImportHelper):
 
     files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
-    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+    global_scale: global_scale_property()
     use_new_collection: BoolProperty(name="New Collection", default=False,
                                      description="Put the imported objects in a new collection named after the file")
 
@@ -184,7 +188,7 @@ class ExportOperator(ExportHelper):
     tangents = False
     bake_vertices = False
 
-    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+    global_scale: global_scale_property()
 
     def collect_options(self) -> bridge.CollectOptions:
         return replace(options_from(self, bridge.CollectOptions, _labelled(bridge.CollectOptions)), triangulate=self.triangulate,
