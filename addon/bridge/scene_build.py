@@ -12,6 +12,7 @@ from ..codec.option_rules import option
 from ..codec.scene import Scene
 from ..codec.scene_options import ImportContent
 from . import props
+from .animation_build import build_animations
 from .material_build import build_image, build_material
 from .mesh_build import add_shape_keys, add_skin, build_mesh
 from .world import build_world
@@ -163,7 +164,6 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
                 obj.matrix_basis = Matrix.Identity(4)
 
     if options.use_keyframes:
-        from .animation_build import build_animations
         res.actions = build_animations(scene, res.objects, G)
     sc = context.scene
     if options.set_frame_range:
