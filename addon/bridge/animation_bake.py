@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..codec import animation, axes
+from ..codec.errors import UnsupportedFeature
 from ..codec.scene import Animation, Channel, Marker, Scene, ShapeKey
 from . import action_keys, action_sample, animation_takes
 from .scope import CollectOptions, local_matrix, matrix_array
@@ -112,7 +113,7 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     for i, ob in mesh_objs:
         stack = verts[i]
         if len({len(v) for v in stack}) != 1:
-            raise ValueError(f"{ob.name}: the vertex count changes during the animation; cannot bake frames")
+            raise UnsupportedFeature(f"{ob.name}: the vertex count changes during the animation; cannot bake frames")
         mesh = scene.meshes[scene.nodes[i].data]
         if "baked_frames" not in mesh.extras:
             mesh.shape_keys, mesh.extras["baked_frames"], mesh.extras["baked_animation"] = [], [], []

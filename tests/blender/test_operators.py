@@ -257,3 +257,36 @@ def test_operator_labels_and_help_are_the_option_fields(lgf):
             checked += 1
         assert cls.bl_label.split(" ", 1)[1] == lgf.codec.registered_formats()[cls.format_name].label
     assert checked > 30
+
+
+def test_a_mesh_whose_vertex_count_changes_is_refused_with_a_message(clean, tmp_path):
+    """The bridge's refusals are CodecErrors: the operator reports them (no traceback) and writes nothing."""
+    bpy.ops.mesh.primitive_cube_add()
+    ob = clean.object
+    arr = ob.modifiers.new("Array", "ARRAY")
+    arr.count = 1
+    arr.keyframe_insert("count", frame=1)
+    arr.count = 3
+    arr.keyframe_insert("count", frame=3)
+    clean.scene.frame_start, clean.scene.frame_end = 1, 3
+    with pytest.raises(RuntimeError, match="Cannot export grow_d.3d: .*vertex count changes during the animation"):
+        bpy.ops.export_scene.unreal_vertex_mesh(filepath=str(tmp_path / "grow_d.3d"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_nla_strip_in_tweak_mode_is_refused_with_a_message(clean, tmp_path):
+    bpy.ops.mesh.primitive_cube_add()
+    ob = clean.object
+    ob.keyframe_insert("location", frame=1)
+    ob.location.x = 2
+    ob.keyframe_insert("location", frame=5)
+    action = ob.animation_data.action
+    ob.animation_data.action = None
+    track = ob.animation_data.nla_tracks.new()
+    strip = track.strips.new("Move", 1, action)
+    strip.select = True
+    ob.animation_data.use_tweak_mode = True
+    assert ob.animation_data.use_tweak_mode
+    with pytest.raises(RuntimeError, match="Cannot export move.3ds: .*tweak mode"):
+        bpy.ops.export_scene.studio3ds(filepath=str(tmp_path / "move.3ds"), animation_source="NLA")
+    assert list(tmp_path.iterdir()) == []
