@@ -17,15 +17,19 @@ from .scene import Mesh
 def degenerate_faces(mesh: Mesh) -> np.ndarray:
     """(F,) bool: faces Blender cannot hold (fewer than 3 corners, a corner range outside
     the corner list, a vertex index out of range, a vertex used twice in the face)."""
-    starts = np.asarray(mesh.faces, np.int64)
-    corners = np.asarray(mesh.corners, np.int64)
-    nc, nv, nf = len(corners), len(mesh.positions), len(starts)
+    nc, nv, nf = len(mesh.corners), len(mesh.positions), len(mesh.faces)
     if nf == 0:
         return np.zeros(0, bool)
-    if nc == 3 * nf and np.array_equal(starts, np.arange(0, nc, 3)):
-        # triangles only (the usual case): three comparisons per face instead of a sort
-        t = corners.reshape(-1, 3)
-        return ((t < 0) | (t >= nv)).any(axis=1) | (t[:, 0] == t[:, 1]) | (t[:, 1] == t[:, 2]) | (t[:, 2] == t[:, 0])
+    if nc == 3 * nf and np.array_equal(mesh.faces, np.arange(0, nc, 3)):
+        # triangles only (the usual case): three comparisons per face instead of a sort, in the
+        # corners' own type, and the range check per face only when some index is out of range
+        t = np.asarray(mesh.corners).reshape(-1, 3)
+        bad = (t[:, 0] == t[:, 1]) | (t[:, 1] == t[:, 2]) | (t[:, 2] == t[:, 0])
+        if (t.dtype.kind == "i" and t.min() < 0) or t.max() >= nv:
+            bad |= ((t < 0) | (t >= nv)).any(axis=1)
+        return bad
+    starts = np.asarray(mesh.faces, np.int64)
+    corners = np.asarray(mesh.corners, np.int64)
     ends = np.append(starts[1:], nc)
     sizes = ends - starts
     bad = (sizes < 3) | (starts < 0) | (ends > nc)
