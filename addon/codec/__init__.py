@@ -53,8 +53,8 @@ def load(path: str | Path, fmt: str = "", **options) -> Scene:
     """Read any supported file into a Scene. Warnings are in `scene.warnings`."""
     spec, model, warnings = read_model(path, fmt, **options)
     scene = spec.to_scene(model, options_for(spec.import_options, options), warnings)
-    scene.metadata.setdefault("format", spec.name)
-    scene.metadata.setdefault("version", spec.version(model))
+    scene.source_format = scene.source_format or spec.name
+    scene.source_version = scene.source_version or str(spec.version(model))
     scene.warnings = warnings.as_list()
     return scene
 
@@ -124,8 +124,8 @@ def info(path: str | Path, fmt: str = "", **options) -> dict:
             "shape_keys": len(m.shape_keys),
         })
     return {
-        "format": scene.metadata.get("format", ""),
-        "version": str(scene.metadata.get("version", "")),
+        "format": scene.source_format,
+        "version": scene.source_version,
         "meshes": meshes,
         "materials": [m.name for m in scene.materials],
         "bones": sum(len(a.bones) for a in scene.armatures),

@@ -294,7 +294,7 @@ def test_baked_frames_from_the_bridge(tmp_path):
     m = grid("Baked", 3)
     frames = [m.positions + np.float32([0, 0, i]) for i in range(1, 4)]
     m.shape_keys = [ShapeKey(f"Frame {i}", p) for i, p in zip(range(1, 4), frames)]
-    m.extras["baked_frames"] = [1, 2, 3]
+    m.baked_frames = [1, 2, 3]
     sc = one_mesh_scene(m)
     sc.animations = [Animation("Scene", 1, 3, channels=[Channel(0, "location", np.array([1.0, 3.0]),
                                                                 np.zeros((2, 3)))])]
@@ -374,11 +374,10 @@ def test_rest_matrix_helpers_agree_with_axes():
     assert r @ np.array([1, 0, 0]) == pytest.approx([0, 1, 0])
 
 
-def test_model_wide_values_survive_without_scene_metadata(tmp_path):
+def test_model_wide_values_ride_on_the_mesh_objects(tmp_path):
     from tests.codec.test_ultimate3d_model import v1_full
     (tmp_path / "a.u3d").write_bytes(v1_full())
     sc = load(tmp_path / "a.u3d")
-    sc.metadata.clear()                      # Blender keeps no scene metadata: the objects carry them
     warnings = save(sc, tmp_path / "b.u3d", version="1.0")
     assert any("LoD object 'lo' skipped" in w for w in warnings)
     h = parse_bytes((tmp_path / "b.u3d").read_bytes(), Warnings()).header

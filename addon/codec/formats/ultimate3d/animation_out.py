@@ -52,8 +52,8 @@ def timeline(scene: Scene) -> Timeline:
         parts = [(a, start + shift, animation.frames_of(a)) for a, start in zip(anims, starts)]
     last = max([first + len(frames) - 1 for _, first, frames in parts] + [0])
     for m in scene.meshes:       # frames the bridge baked into shape keys
-        if m.extras.get("baked_frames"):
-            last = max(last, int(max(m.extras["baked_frames"])))
+        if m.baked_frames:
+            last = max(last, int(max(m.baked_frames)))
     if last >= MAX_FRAMES:
         raise UnsupportedFeature(f"the animation reaches frame {last}; at most {MAX_FRAMES - 1} can be exported")
     return Timeline(parts, max(int(last), 0))
@@ -299,8 +299,8 @@ def _thin(keep: np.ndarray, values: np.ndarray, rotation: bool, tolerance: float
 def shape_key_frames(scene: Scene, node: int, sm: SMesh, line: Timeline) -> list[np.ndarray] | None:
     """Positions at every frame from animated shape keys (Blender axes), or None if not animated."""
     keys = sm.shape_keys
-    baked = sm.extras.get("baked_frames")
-    if baked is not None and len(baked) == len(keys) and len(keys) > 1:
+    baked = sm.baked_frames
+    if len(baked) == len(keys) > 1:
         # the bridge baked one absolute key per frame: take the frames of the timeline as they are
         by_frame = {int(f): k.positions for f, k in zip(baked, keys)}
         first_key = keys[0].positions

@@ -304,7 +304,7 @@ class _Builder:
             self.sc.animations.append(Animation(name=name, frame_start=lo, frame_end=hi,
                                                 channels=[slice_channel(c, lo, hi) for c in self.channels],
                                                 # NLA strips, one per range: an active action would hide the others
-                                                extras={"u3d_action_range": [first, end], "placement": "NLA"}))
+                                                placement="NLA", extras={"u3d_action_range": [first, end]}))
             self.sc.markers += [Marker(name, lo), Marker(f"{name}_end", hi)]
 
     def build(self) -> Scene:
@@ -319,15 +319,11 @@ class _Builder:
                 if i not in per_frame:
                     weld_by_normals(sm, self.options.normals == "EXACT", self.warnings)
         self.animations()
-        h, md = self.h, self.sc.metadata
-        md.update({"u3d_lod_max_camera_distance": [float(d) for d in h.lod_max_camera_distance],
-                   "u3d_vertex_tweening": bool(h.vertex_tweening), "u3d_frames": h.n_frame,
-                   "u3d_tex_coord_dimension": list(h.tex_coord_dimension)})
+        h = self.h
         model_wide = dict(self.model.extras)
         if h.shader_pack_template_exists:
             model_wide["u3d_shader_pack_template"] = (h.shader_pack_template or b"").hex()
-        md.update(model_wide)
-        # Blender keeps no scene metadata: model-wide values also ride on every mesh object
+        # model-wide values ride on every mesh object (the LoD distances on each LoD's objects)
         for n in self.sc.nodes:
             if n.kind == "MESH":
                 n.extras.update(model_wide)
