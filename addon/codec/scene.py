@@ -141,10 +141,9 @@ class Mesh:
     corner_attributes: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (C,) or (C, n) float32
     shape_keys: list[ShapeKey] = field(default_factory=list)            # [0] is the basis when present
     skin: Skin | None = None
-    # export only, set by the bridge when it bakes deformed meshes: shape key i is the mesh at scene frame
-    # baked_frames[i], played by scene.animations[baked_animation[i]]; empty = not baked
-    baked_frames: list[int] = field(default_factory=list)
-    baked_animation: list[int] = field(default_factory=list)
+    # export only, set by the bridge when it bakes what modifiers deform: one absolute shape key per frame
+    baked_frames: list[int] = field(default_factory=list)      # scene frame of shape key i; empty = not baked
+    baked_animation: list[int] = field(default_factory=list)   # index into Scene.animations of shape key i
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property
