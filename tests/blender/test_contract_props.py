@@ -1,0 +1,59 @@
+"""The typed Scene contract in Blender: custom properties hold a format's own round-trip fields and the
+bridge's names for typed fields Blender has no home for, never a contract datum (placement, rest...)."""
+from pathlib import Path
+
+import bpy
+from tests.codec.test_contract import BRIDGE_PROPS, PREFIXES
+from tests.codec.test_ultimate3d_model import frames_v2, full_skinned_v2
+from tests.codec.unreal_fixtures import tetra_pair, write_set
+
+ASSETS = Path(__file__).resolve().parents[2] / "test_assets"
+UC = ("class t extends Actor;\r\n#exec MESH IMPORT MESH=t ANIVFILE=t_a.3d DATAFILE=t_d.3d\r\n"
+      "#exec MESH SEQUENCE MESH=t SEQ=All STARTFRAME=0 NUMFRAMES=4\r\n"
+      "#exec MESH SEQUENCE MESH=t SEQ=Wave STARTFRAME=1 NUMFRAMES=3 GROUP=Hands\r\n")
+
+
+def _props() -> dict[str, set[str]]:
+    """Every custom property key on what an import makes, by the kind of thing it sits on."""
+    out: dict[str, set[str]] = {}
+    for kind, ids in (("object", bpy.data.objects), ("mesh", bpy.data.meshes), ("material", bpy.data.materials),
+                      ("action", bpy.data.actions), ("armature", bpy.data.armatures), ("image", bpy.data.images),
+                      ("camera", bpy.data.cameras), ("light", bpy.data.lights)):
+        for idb in ids:
+            out.setdefault(kind, set()).update(k for k in idb.keys() if not k.startswith("_"))
+            if kind == "armature":
+                for b in idb.bones:
+                    out.setdefault("bone", set()).update(b.keys())
+            if kind == "material" and idb.node_tree:
+                for n in idb.node_tree.nodes:
+                    out.setdefault("node", set()).update(n.keys())
+    return out
+
+
+def test_custom_properties_are_round_trip_fields_only(clean, tmp_path):
+    (tmp_path / "ranges.u3d").write_bytes(full_skinned_v2())
+    (tmp_path / "lods.u3d").write_bytes(frames_v2())
+    d, a = tetra_pair(frames=4)
+    ue = write_set(tmp_path / "ue", "t", d, a, UC)
+    for path in (tmp_path / "ranges.u3d", tmp_path / "lods.u3d"):
+        assert bpy.ops.import_scene.ultimate3d(filepath=str(path)) == {"FINISHED"}
+    assert bpy.ops.import_scene.unreal_vertex_mesh(filepath=str(ue)) == {"FINISHED"}
+    for name in ("cube_four_instances.3ds", "TargetCameraAnim.3ds"):
+        assert bpy.ops.import_scene.studio3ds(filepath=str(ASSETS / "3ds" / name)) == {"FINISHED"}
+    assert bpy.ops.import_scene.unigine_mesh(filepath=str(ASSETS / "unigine" / "tube_skinned.mesh")) == {"FINISHED"}
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE" and "tube" in o.name.lower())
+    assert bpy.ops.import_anim.unigine_anim(filepath=str(ASSETS / "unigine" / "tube_bend.anim"),
+                                            armature_name=arm.name) == {"FINISHED"}
+    props = _props()
+    every = set().union(*props.values())
+    stray = {k for k in every if not k.startswith(PREFIXES + ("lgf_",)) and k not in BRIDGE_PROPS}
+    assert not stray, f"custom properties that are no format's own field: {stray}"
+    # the round-trip fields still land where export collects them back
+    assert {"u3d_lod", "u3d_lod_max_camera_distance", "3ds_node_id"} <= props["object"]
+    assert {"u3d_action_range", "ue_group", "fps"} <= props["action"]
+    assert {"ue_variant", "u3d_vertex_tweening"} <= props["mesh"]
+    assert "unigine_index" in props["bone"]
+    # the NLA placement made strips, and stored nothing of itself
+    owners = [*bpy.data.objects, *bpy.data.shape_keys]
+    strips = [s for o in owners if o.animation_data for t in o.animation_data.nla_tracks for s in t.strips]
+    assert {"walk", "run", "Wave"} <= {s.action.name.split("|")[0] for s in strips}
