@@ -11,7 +11,7 @@ are plain ints; -1 means "none".
 
 The contract. Everything that one layer hands to another (a format to the
 bridge, the bridge to a format, the codec core to either) is a typed,
-commented field of these classes, never a string key:
+commented field of these classes, never a key in `extras`:
   - where an imported action goes: `Animation.placement` (the bridge reads it);
   - the frames the bridge baked into shape keys on export: `Mesh.baked_frames`
     and `Mesh.baked_animation` (Unreal, Ultimate 3D and codec.animation read them);
@@ -21,12 +21,19 @@ commented field of these classes, never a string key:
   - the name a file gives an object that the Scene shows under another:
     `Node.source_name` (the bridge keeps it on the object; 3DS writes it);
   - which format and version a scene was read from: `Scene.source_format`,
-    `Scene.source_version` (`info` reports them).
+    `Scene.source_version` (`info` reports them);
+  - per-corner data rides in corner layers, which every mesh operation
+    re-indexes with the corners: the MikkTSpace tangents the bridge computes
+    when an exporter asks (CollectOptions.tangents) are
+    `Mesh.corner_attributes["tangent"]` (C, 3) and `["bitangent_sign"]` (C,).
 `extras` holds only a format's own fields, named with its prefix ("3ds_",
 "u3d_", "ue_", "unigine_"), kept so that the same format can write them back:
 the bridge stores them as custom properties as they are and collects them
-back the same way, and no other layer reads them. tests/codec/test_contract.py
-checks both rules.
+back, and no other layer reads them. Typed fields Blender has no place for
+become custom properties too, under the bridge's own names ("lgf_...",
+"source_name", "fps", the light's attenuation), and come back as those fields.
+tests/codec/test_contract.py checks these rules in the source,
+tests/blender/test_contract_props.py on what an import leaves in Blender.
 """
 from __future__ import annotations
 

@@ -227,7 +227,6 @@ class _Builder:
         sm.shape_keys.append(ShapeKey(name="Basis", positions=sm.positions))
         interp = "LINEAR" if self.h.vertex_tweening else "CONSTANT"
         sm.extras["u3d_vertex_tweening"] = bool(self.h.vertex_tweening)
-        sm.extras["u3d_frame_shape_keys"] = True
         for f in order[1:]:
             name = f"frame_{f}"
             sm.shape_keys.append(ShapeKey(name=name, positions=np.ascontiguousarray(
