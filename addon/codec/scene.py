@@ -33,7 +33,8 @@ back, and no other layer reads them. Typed fields Blender has no place for
 become custom properties too, under the bridge's own names ("lgf_...",
 "source_name", "fps", the light's attenuation), and come back as those fields.
 tests/codec/test_contract.py checks these rules in the source,
-tests/blender/test_contract_props.py on what an import leaves in Blender.
+tests/blender/test_contract.py on what an import leaves in Blender and what an
+export bakes.
 """
 from __future__ import annotations
 

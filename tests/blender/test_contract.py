@@ -57,3 +57,29 @@ def test_custom_properties_are_round_trip_fields_only(clean, tmp_path):
     owners = [*bpy.data.objects, *bpy.data.shape_keys]
     strips = [s for o in owners if o.animation_data for t in o.animation_data.nla_tracks for s in t.strips]
     assert {"walk", "run", "Wave"} <= {s.action.name.split("|")[0] for s in strips}
+
+
+def test_vertex_bake_fills_the_typed_baked_fields(clean):
+    from importlib import import_module
+    from tests.blender.helpers import evaluated_positions
+    from tests.blender_setup import PACKAGE
+    bridge = import_module(f"{PACKAGE}.bridge")
+    bpy.ops.mesh.primitive_cube_add(size=2.0)
+    ob = clean.active_object
+    md = ob.modifiers.new("push", "DISPLACE")
+    md.direction = "Z"
+    for frame, strength in ((2, 0.0), (4, 2.0)):
+        md.strength = strength
+        md.keyframe_insert("strength", frame=frame)
+    clean.scene.frame_start, clean.scene.frame_end = 2, 4
+    want = []
+    for f in (2, 3, 4):
+        clean.scene.frame_set(f)
+        want.append(evaluated_positions(ob).copy())
+    scene = bridge.collect_scene(clean, bridge.CollectOptions(bake_vertices=True))
+    (mesh,) = scene.meshes
+    assert mesh.baked_frames == [2, 3, 4] and mesh.baked_animation == [0, 0, 0]
+    assert not {"baked_frames", "baked_animation"} & set(mesh.extras)
+    assert len(mesh.shape_keys) == 3 and len(scene.animations) == 1
+    for key, pos in zip(mesh.shape_keys, want):
+        assert abs(key.positions - pos).max() < 1e-5
