@@ -83,3 +83,30 @@ def test_vertex_bake_fills_the_typed_baked_fields(clean):
     assert len(mesh.shape_keys) == 3 and len(scene.animations) == 1
     for key, pos in zip(mesh.shape_keys, want):
         assert abs(key.positions - pos).max() < 1e-5
+
+
+def test_anim_rest_pose_carries_the_keys_onto_another_rest(clean, tmp_path):
+    """Scene.rest_pose on the .anim -> armature path: keys read against the .anim's own (turned, moved)
+    bind come out against the rig's rest; what the file never stores is the rig's rest."""
+    import numpy as np
+    from tests import unigine_samples as samples
+    from tests.codec.unigine_fixtures import anim_file, anim_record
+    from addon.codec.formats.unigine import write
+    (tmp_path / "rig.mesh").write_bytes(write.write_mesh(samples.skinned_mesh(400, 5, 12)))
+    assert bpy.ops.import_scene.unigine_mesh(filepath=str(tmp_path / "rig.mesh")) == {"FINISHED"}
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    bpy.context.view_layer.objects.active = arm
+    turned = ((1.0, 2.0, 3.0), (0.0, 0.0, 0.7071068, 0.7071068), (1.0, 1.0, 1.0))   # 90 degrees about Z
+    data = anim_file(bones=[("bone01", -1)], poses=[turned],
+                     anims=[("slide", [0], ((0, 0, 0), (4, 0, 0)), ((1, 1, 1), (0, 0, 0)), 0x01, 1,
+                             anim_record(0x01, (65535, 0, 0)))])                      # x = 4 only
+    (tmp_path / "slide.anim").write_bytes(data)
+    assert bpy.ops.import_anim.unigine_anim(filepath=str(tmp_path / "slide.anim")) == {"FINISHED"}
+    arm.animation_data.action = bpy.data.actions["slide"]
+    clean.scene.frame_set(0)
+    bone = arm.data.bones["bone01"]
+    rest = np.linalg.inv(np.array(bone.parent.matrix_local)) @ np.array(bone.matrix_local)
+    pb = arm.pose.bones["bone01"]
+    local = np.linalg.inv(np.array(pb.parent.matrix)) @ np.array(pb.matrix)
+    np.testing.assert_allclose(local[:3, 3], [4.0, rest[1, 3], rest[2, 3]], atol=1e-4)
+    np.testing.assert_allclose(local[:3, :3], rest[:3, :3], atol=1e-4)
