@@ -24,7 +24,7 @@ from .camlight import build_camera, build_light, look_at
 from .camroll import orient_target, target_axes
 from .conventions import X_FLIP
 from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
-from .materials import TextureFinder, build_material, color_of
+from .materials import TextureFinder, build_material
 from .mesh_in import NORMAL_MODES, build_mesh
 from .model import Chunk, Model
 from .options import ImportOptions
