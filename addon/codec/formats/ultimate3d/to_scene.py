@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import animation
 from ...errors import Warnings
-from ...welding import weld_by_normals
+from ...welding import split_fan_points, weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
 from .convert_v1 import from_v1
@@ -318,6 +318,7 @@ class _Builder:
             for i, sm in enumerate(self.sc.meshes):
                 if i not in per_frame:
                     weld_by_normals(sm, self.options.normals == "EXACT", self.warnings)
+                    split_fan_points(sm)    # faces meeting at a point without an edge: Cycles smears
         self.animations()
         h, md = self.h, self.sc.metadata
         md.update({"u3d_lod_max_camera_distance": [float(d) for d in h.lod_max_camera_distance],
