@@ -87,6 +87,10 @@ def test_flags_and_placement_are_written_back_and_follow_edits(clean, tmp_path):
         assert b.value(cid) == pytest.approx(a.value(cid), abs=1e-5), hex(cid)
     _tex()[1].extension = "MIRROR"
     bpy.ops.export_scene.studio3ds(filepath=str(out))
+    assert map_chunk(out).value(ids.MAT_MAP_TILING) == 0x2 | 0x1        # mirrored, still a decal (its Mix node)
+    nt = _tex()[0]
+    nt.nodes.remove(next(n for n in nt.nodes if n.label == "Decal"))
+    bpy.ops.export_scene.studio3ds(filepath=str(out))
     assert map_chunk(out).value(ids.MAT_MAP_TILING) == 0x2
 
 
