@@ -275,3 +275,10 @@ def test_decal_negative_and_tint_made_in_the_scene_are_written(tmp_path):
     back = load_file(tmp_path / "t.3ds").materials[0].textures[0]
     assert (back.decal, back.invert, back.extension) == (True, True, "CLIP")
     np.testing.assert_allclose(back.tint, [[0.2, 0.4, 0.6], [1.0, 0.5, 0.0]], atol=1 / 255)
+
+
+def test_the_materials_decal_flag_makes_every_map_a_decal():
+    mat = holder(ids.MAT_ENTRY, Chunk(ids.MAT_NAME, "M"), Chunk(ids.MAT_DECAL),
+                 a_map(0xA200, "D.PNG", flags=0), a_map(0xA210, "O.PNG", flags=0x2))
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))], materials=[mat]))
+    assert [(t.decal, t.extension) for t in sc.materials[0].textures] == [(True, "CLIP"), (True, "MIRROR")]

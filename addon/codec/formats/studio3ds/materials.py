@@ -231,4 +231,7 @@ def build_material(c: Chunk, images: list[Image], image_index: dict[str, int], f
         if which == "opacity" and not is_mask:
             mat.blend = "BLEND" if mat.blend == "OPAQUE" else mat.blend
         mat.textures.append(slot)
+    if c.has(ids.MAT_DECAL):         # the material's decal flag makes every map a decal (as 3D Studio reads it)
+        for slot in mat.textures:
+            slot.decal, slot.extension = True, "CLIP" if slot.extension == "REPEAT" else slot.extension
     return mat
