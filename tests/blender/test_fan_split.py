@@ -7,7 +7,7 @@ import bpy
 import numpy as np
 
 from addon.codec import save
-from tests.blender.helpers import tiny_render
+from tests.blender.helpers import render_touching_point
 from tests.codec.test_welding import touching_boxes_scene
 
 IMPORT = {"mesh": "unigine_mesh", "u3d": "ultimate3d"}
@@ -22,16 +22,7 @@ def _render(path, tmp_path) -> np.ndarray:
     """A tiny Cycles render from above the touching point, lit from the camera."""
     bpy.ops.wm.read_homefile(use_empty=True)
     _import(path)
-    sc = bpy.context.scene
-    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-    sc.collection.objects.link(cam)
-    cam.location = (4.0, -2.0, 3.0)
-    cam.rotation_euler = (1.05, 0.0, 1.1)
-    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
-    sc.collection.objects.link(sun)
-    sun.rotation_euler = cam.rotation_euler
-    sc.camera = cam
-    return tiny_render(tmp_path, "CYCLES", 32, 4, path.stem)
+    return render_touching_point(tmp_path, path.stem)
 
 
 @pytest.mark.parametrize("ext", ["mesh", "u3d"])
