@@ -216,7 +216,7 @@ def test_a_u3d_range_longer_than_the_bake_limit_is_written_at_its_key_frames(tmp
     sc.animations[0].frame_end = last
     sc.animations[0].channels[0] = Channel(0, "location", np.array([0.0, 7, last]),
                                            np.array([[0.0, 0, 0], [7, 0, 0], [9, 0, 0]]), bone="root")
-    save(sc, tmp_path / "long.u3d")
+    assert not any("key frames only" for w in save(sc, tmp_path / "long.u3d"))     # straight lines: nothing lost
     assert (tmp_path / "long.u3d").stat().st_size < 100_000
     bone = parse_bytes((tmp_path / "long.u3d").read_bytes(), Warnings()).bones[0]
     assert bone.translation_keys["frame"].tolist() == [0, 7, last]
@@ -226,6 +226,10 @@ def test_a_u3d_range_longer_than_the_bake_limit_is_written_at_its_key_frames(tmp
     mid = 7 + (last - 7) / 2
     np.testing.assert_allclose(evaluate(ch, anim.frame_start + np.array([0.0, 7, mid, last]))[:, 0],
                                [0, 7, 8, 9], atol=1e-3)
+    sc.animations[0].channels[0].interpolation = "BEZIER"        # a curve between the keys: said once
+    warnings = save(sc, tmp_path / "long.u3d")
+    assert sum("'Slide' runs 262150 frames (more than 20000): written at its key frames only" in w
+               for w in warnings) == 1
 
 
 @pytest.mark.parametrize("file", ["x.u3d", "x_d.3d", "x.mesh"])
