@@ -6,8 +6,8 @@
   Decal      a Mix over the material's base colour by the picture's alpha: the Image Texture clips
              (alpha 0 outside the picture), so the base colour shows around it and through its alpha.
 
-in that order (3D Studio's). read() finds them again by their labels, so that an edit (a changed
-colour, a deleted node) is what export writes.
+in that order (3D Studio's). read() finds them again by their labels (any Invert node counts as the
+negative), so that an edit (a changed colour, a deleted or added node) is what export writes.
 """
 from __future__ import annotations
 
@@ -91,8 +91,9 @@ def _after(tex, limit: int = 12) -> list:
 
 def read(tex) -> tuple[bool, bool, tuple]:
     """(decal, negative, tint colours) from the nodes after `tex` that build() made."""
-    nodes = {n.label: n for n in _after(tex) if n.label}
-    invert = NEGATIVE in nodes and nodes[NEGATIVE].type == "INVERT"
+    after = _after(tex)
+    nodes = {n.label: n for n in after if n.label}
+    invert = any(n.type == "INVERT" for n in after)          # ours, or one the user put there
     decal = DECAL in nodes and nodes[DECAL].type == "MIX"
     tint: tuple = ()
     if all(label in nodes for label in TINT_RGB):

@@ -123,3 +123,14 @@ def test_edited_tint_and_removed_negative_are_written(clean, tmp_path):
     nt.nodes.remove(tint)
     bpy.ops.export_scene.studio3ds(filepath=str(out))
     assert _map_chunk(out).value(ids.MAT_MAP_TILING) == 0
+
+
+def test_an_invert_node_added_in_blender_is_written_as_the_negative(clean, tmp_path):
+    bpy.ops.import_scene.studio3ds(filepath=str(_file(tmp_path, 0)))
+    nt, tex, bsdf = _nodes()
+    inv = nt.nodes.new("ShaderNodeInvert")                   # no label: as a user adds it
+    nt.links.new(tex.outputs["Color"], inv.inputs["Color"])
+    nt.links.new(inv.outputs["Color"], bsdf.inputs["Base Color"])
+    out = tmp_path / "back.3ds"
+    bpy.ops.export_scene.studio3ds(filepath=str(out))
+    assert _map_chunk(out).value(ids.MAT_MAP_TILING) == 0x8
