@@ -339,10 +339,11 @@ def test_unigine_writes_one_anim_file_per_action(clean, tmp_path):
 
 def test_overlapping_file_ranges_import_as_strips_that_each_play_alone(clean, tmp_path):
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import encode_bytes, parse_bytes
+    from addon.codec.formats.ultimate3d.write import encode_bytes
+    from addon.codec.formats.ultimate3d.read import parse
     from addon.codec.formats.ultimate3d.model import ActionRanges
     from tests.codec.fixtures_3ds import ASSETS
-    model = parse_bytes((ASSETS.parent / "ultimate3d" / "skinned_v2.u3d").read_bytes(), Warnings())
+    model = parse((ASSETS.parent / "ultimate3d" / "skinned_v2.u3d").read_bytes(), Warnings())
     ranges = next(c for c in model.chunks if isinstance(c, ActionRanges))
     ranges.actions = [("all", 0, 5), ("walk", 0, 2), ("run", 3, 5)]     # "all" holds the other two
     (tmp_path / "o.u3d").write_bytes(encode_bytes(model))
@@ -374,7 +375,7 @@ def test_overlapping_file_ranges_import_as_strips_that_each_play_alone(clean, tm
 ])
 def test_animation_source_picks_what_becomes_the_animations(clean, tmp_path, source, want):
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
+    from addon.codec.formats.ultimate3d.read import parse
     rig_scene(clean, 3)
     clean.scene.frame_start, clean.scene.frame_end = 1, 11
     clean.scene.timeline_markers.new("A", frame=1)
@@ -382,5 +383,5 @@ def test_animation_source_picks_what_becomes_the_animations(clean, tmp_path, sou
     before = _state(clean)
     assert bpy.ops.export_scene.ultimate3d(filepath=str(tmp_path / "x.u3d"), animation_source=source) == {"FINISHED"}
     assert _state(clean) == before
-    actions = parse_bytes((tmp_path / "x.u3d").read_bytes(), Warnings()).actions
+    actions = parse((tmp_path / "x.u3d").read_bytes(), Warnings()).actions
     assert [(name, last - first + 1) for name, first, last in actions] == want

@@ -106,7 +106,7 @@ def test_v1_export_and_import(clean, tmp_path):
 
 def test_lod_collections_export(clean, tmp_path):
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
+    from addon.codec.formats.ultimate3d.read import parse
     bpy.ops.mesh.primitive_cube_add()
     hi = bpy.context.active_object
     hi.name = "Hi"
@@ -119,7 +119,7 @@ def test_lod_collections_export(clean, tmp_path):
         c.objects.unlink(lo)
     coll.objects.link(lo)
     _export(tmp_path / "l.u3d")
-    model = parse_bytes((tmp_path / "l.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "l.u3d").read_bytes(), Warnings())
     assert sorted((m.name, m.i_lod) for m in model.meshes) == [("Hi", 0), ("Lo", 1)]
     assert model.header.n_lod == 2
 
@@ -129,8 +129,8 @@ def test_frame_animation_export_round_trip(clean, tmp_path):
     _import(tmp_path / "f.u3d")
     _export(tmp_path / "out.u3d")
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
-    model = parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings())
+    from addon.codec.formats.ultimate3d.read import parse
+    model = parse((tmp_path / "out.u3d").read_bytes(), Warnings())
     hi = [m for m in model.meshes if m.name == "hi"]
     assert [m.i_frame for m in hi] == [0, 1] and model.header.n_lod == 2
     # frame 1 doubles the triangle (U3D X 2 at vertex 1)
@@ -204,8 +204,8 @@ def test_texture_coordinate_sets_survive_blender(clean, tmp_path):
     assert me.attributes["u3d_texcoord1"].data_type == "FLOAT_VECTOR"
     _export(tmp_path / "out.u3d")
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
-    model = parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings())
+    from addon.codec.formats.ultimate3d.read import parse
+    model = parse((tmp_path / "out.u3d").read_bytes(), Warnings())
     # the same 2, 3, 1 and 4 dimensional sets, in the same slots
     assert model.header.tex_coord_dimension == (2, 3, 1, 4, 0, 0, 0, 0)
     assert model.meshes[0].valid_tangent_frames == 1
@@ -239,8 +239,8 @@ def test_bone_parented_export_from_a_posed_frame(clean, tmp_path):
 
 def _parse(path):
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
-    return parse_bytes(path.read_bytes(), Warnings())
+    from addon.codec.formats.ultimate3d.read import parse
+    return parse(path.read_bytes(), Warnings())
 
 
 def _weights(ob) -> list[dict[str, float]]:

@@ -7,7 +7,10 @@ import pytest
 
 from addon.codec import axes
 from addon.codec.errors import Warnings
-from addon.codec.formats.studio3ds import ExportOptions, ImportOptions, from_scene, ids, read, to_scene
+from addon.codec.formats.studio3ds import ExportOptions, ImportOptions, ids
+from addon.codec.formats.studio3ds.from_scene import from_scene
+from addon.codec.formats.studio3ds.read import read
+from addon.codec.formats.studio3ds.to_scene import to_scene
 from addon.codec.animation import evaluate as channel_at
 from addon.codec.formats.studio3ds.camroll import world_at, roll_of, target_axes
 from addon.codec.formats.studio3ds.read import parse

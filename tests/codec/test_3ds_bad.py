@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from addon.codec.errors import FormatError, Warnings
-from addon.codec.formats.studio3ds import ImportOptions, ids, to_scene
+from addon.codec.formats.studio3ds import ImportOptions, ids
+from addon.codec.formats.studio3ds.to_scene import to_scene
 from addon.codec.formats.studio3ds.model import Chunk
 from addon.codec.formats.studio3ds.read import parse
 

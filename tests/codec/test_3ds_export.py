@@ -1,5 +1,4 @@
 """Scene -> 3DS: round trips through our reader, lib3ds and assimp; limits, names, smoothing."""
-import importlib
 import re
 import subprocess
 
@@ -8,13 +7,15 @@ import pytest
 
 from addon.codec import axes, save
 from addon.codec.errors import Warnings
-from addon.codec.formats.studio3ds import ExportOptions, ImportOptions, ids, read, to_scene
-from addon.codec.formats.studio3ds import from_scene
+from addon.codec.formats.studio3ds import ExportOptions, ImportOptions, ids
+from addon.codec.formats.studio3ds import from_scene as export_mod
+from addon.codec.formats.studio3ds.read import read
+from addon.codec.formats.studio3ds.to_scene import to_scene
+from addon.codec.formats.studio3ds.from_scene import from_scene
 from addon.codec.formats.studio3ds.keyframer import sample
 from addon.codec.formats.studio3ds.read import parse
 from addon.codec.formats.studio3ds.write import encode_bytes
 
-export_mod = importlib.import_module("addon.codec.formats.studio3ds.from_scene")   # the module; the package exports the function
 from addon.codec.formats.studio3ds.model import Chunk
 from addon.codec.scene import Animation, Camera, Channel, Image, Light, Material, Mesh, Node, Scene, TextureSlot, World
 

@@ -6,7 +6,9 @@ import pytest
 
 from addon.codec import axes
 from addon.codec.errors import Warnings
-from addon.codec.formats.studio3ds import ImportOptions, ids, read, to_scene
+from addon.codec.formats.studio3ds import ImportOptions, ids
+from addon.codec.formats.studio3ds.read import read
+from addon.codec.formats.studio3ds.to_scene import to_scene
 from addon.codec.formats.studio3ds.model import Chunk
 from addon.codec.formats.studio3ds.read import parse
 

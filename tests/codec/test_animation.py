@@ -155,23 +155,23 @@ def test_an_anim_into_a_format_without_it_is_an_error(tmp_path, target):
 
 def test_u3d_bone_keys_stay_at_the_source_key_frames(tmp_path):
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
+    from addon.codec.formats.ultimate3d.read import parse
     sc = _rig_scene()
     sc.animations[0].channels[0] = Channel(0, "location", F[[0, 4, 10]], np.array([[0.0, 0, 0], [4, 0, 0], [4, 0, 3]]),
                                            bone="root")
     save(sc, tmp_path / "k.u3d")
-    bone = parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
+    bone = parse((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
     assert bone.translation_keys["frame"].tolist() == [0, 4, 10]
     sc.animations[0].channels[0].interpolation = "BEZIER"        # a curve U3D cannot play: every frame
     save(sc, tmp_path / "k.u3d")
-    bone = parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
+    bone = parse((tmp_path / "k.u3d").read_bytes(), Warnings()).bones[0]
     assert bone.translation_keys["frame"].tolist() == list(range(11))
 
 
 def test_u3d_bones_keep_each_their_own_key_frames(tmp_path):
     """Bones are sampled and thinned together: each still gets the keys of its own channels."""
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
+    from addon.codec.formats.ultimate3d.read import parse
     sc = _rig_scene()
     sc.armatures[0].bones += [Bone("mid", 0), Bone("tip", 1), Bone("still", 0)]
     q = np.array([[1.0, 0, 0, 0], [1.0, 0, 0, 0], [np.cos(0.002), np.sin(0.002), 0, 0]])    # held, then a turn
@@ -183,7 +183,7 @@ def test_u3d_bones_keep_each_their_own_key_frames(tmp_path):
                 interpolation="BEZIER"),                                  # a curve U3D cannot play
         Channel(0, "location", F[[0, 10]], np.array([[0.0, 0, 1], [0, 0, 1]]), bone="still")]
     save(sc, tmp_path / "k.u3d")
-    bones = {b.name: b for b in parse_bytes((tmp_path / "k.u3d").read_bytes(), Warnings()).bones}
+    bones = {b.name: b for b in parse((tmp_path / "k.u3d").read_bytes(), Warnings()).bones}
     assert bones["root"].translation_keys["frame"].tolist() == [0, 4, 10]
     assert bones["mid"].translation_keys["frame"].tolist() == [0, 10]      # 5 is the line between them
     assert bones["mid"].rotation_keys["frame"].tolist() == [0, 5, 10]
@@ -194,10 +194,10 @@ def test_u3d_bones_keep_each_their_own_key_frames(tmp_path):
 
 def test_u3d_read_and_written_again_keeps_its_bone_key_frames(tmp_path):
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import parse_bytes
+    from addon.codec.formats.ultimate3d.read import parse
     src = ASSETS / "ultimate3d" / "skinned_v2.u3d"
     save(load(src), tmp_path / "again.u3d")
-    a, b = (parse_bytes(p.read_bytes(), Warnings()) for p in (src, tmp_path / "again.u3d"))
+    a, b = (parse(p.read_bytes(), Warnings()) for p in (src, tmp_path / "again.u3d"))
     child_a, child_b = (next(x for x in m.bones if x.name == "child") for m in (a, b))
     for keys in ("scaling_keys", "translation_keys", "rotation_keys"):
         assert child_b.__dict__[keys]["frame"].tolist() == child_a.__dict__[keys]["frame"].tolist(), keys

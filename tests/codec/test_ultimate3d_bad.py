@@ -8,13 +8,13 @@ import pytest
 
 from addon.codec import load
 from addon.codec.errors import FormatError, UnsupportedFeature, Warnings, WrongPassword
-from addon.codec.formats.ultimate3d import parse_bytes
+from addon.codec.formats.ultimate3d.read import parse
 from tests.codec import u3d_fixtures as fx
 from tests.codec.test_ultimate3d_model import full_skinned_v2, v1_full
 
 
 def _parse(data: bytes, password: str = ""):
-    return parse_bytes(data, Warnings(), password)
+    return parse(data, Warnings(), password)
 
 
 def test_universal_3d_is_named(tmp_path):
@@ -185,12 +185,12 @@ def test_v1_header_neither_word_nor_dword():
 
 @pytest.mark.parametrize("matrix", [(0.0,) * 16, (float("nan"),) * 16])
 def test_singular_mesh_to_bone_is_a_warning(matrix):
-    from addon.codec.formats.ultimate3d import to_scene
+    from addon.codec.formats.ultimate3d.to_scene import to_scene
     from addon.codec.formats.ultimate3d.options import ImportOptions
     data = (fx.file_header() + fx.model_header(n_bone=1, nsw=1) + fx.mesh(weights=[(0.5,)] * 3,
                                                                           indices=[(0, 0, 0, 0)] * 3)
             + fx.material() + fx.bone(0, "a", meshes=[0], matrices=[matrix], rkeys=[(0, (0, 0, 0, 0))]))
     w = Warnings()
-    sc = to_scene(parse_bytes(data, w), ImportOptions(), w)
+    sc = to_scene(parse(data, w), ImportOptions(), w)
     assert any("cannot be inverted" in x for x in w.as_list())
     assert sc.armatures[0].bones[0].matrix.tolist() == np.eye(4).tolist()   # frame 0: no keys, a zero quaternion

@@ -7,7 +7,7 @@ import pytest
 from addon.codec import load, save
 from addon.codec.axes import axis_angle_to_quat, compose, quat_to_matrix
 from addon.codec.errors import UnsupportedFeature, Warnings
-from addon.codec.formats.ultimate3d import parse_bytes
+from addon.codec.formats.ultimate3d.read import parse
 from addon.codec.scene import (Animation, Armature, Bone, Channel, Image, Marker, Material, Mesh, Node, Scene,
                                ShapeKey, Skin, TextureSlot)
 from tests.codec import u3d_fixtures as fx
@@ -70,7 +70,7 @@ def test_cube_export_is_outward_and_up_in_the_file(tmp_path):
     m = Mesh(name="Cube", positions=pos, corners=np.array(quads, np.uint32).ravel(),
              faces=np.arange(0, 24, 4, dtype=np.uint32))
     save(one_mesh_scene(m), tmp_path / "c.u3d")
-    model = parse_bytes((tmp_path / "c.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "c.u3d").read_bytes(), Warnings())
     u = model.meshes[0]
     p = u.positions.astype(np.float64)
     t = u.triangles.astype(np.int64)
@@ -155,13 +155,13 @@ def test_ranges_from_markers_and_collected_ranges(tmp_path):
     sc.animations = [Animation("all", 0, 11, channels=channels, extras={"u3d_whole": True})]
     sc.markers = [Marker("idle", 0), Marker("idle_end", 3), Marker("jump", 4)]
     save(sc, tmp_path / "m.u3d")
-    model = parse_bytes((tmp_path / "m.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
     assert model.actions == [("idle", 0, 3), ("jump", 4, 11)]
     # animations of their own: one range each, laid one after another where they overlap
     sc.animations = [Animation("A", 0, 5, channels=channels), Animation("B", 6, 11, channels=channels),
                      Animation("C", 2, 4, channels=channels)]
     save(sc, tmp_path / "m.u3d")
-    model = parse_bytes((tmp_path / "m.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
     assert model.actions == [("A", 0, 5), ("B", 6, 11), ("C", 12, 14)]
     assert model.header.n_frame == 15
 
@@ -177,7 +177,7 @@ def test_skinning_demands_one_mesh(tmp_path):
     sc.nodes[-1].parent, sc.nodes[-1].parent_bone = 0, "head"
     warnings = save(sc, tmp_path / "x.u3d")
     assert any("merged" in w for w in warnings)
-    model = parse_bytes((tmp_path / "x.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "x.u3d").read_bytes(), Warnings())
     assert model.header.n_mesh == 1 and model.header.n_skin_weight == 3
     tail = model.meshes[0].bone_indices[-1]
     assert tail[0] == 2 and model.meshes[0].skin_weights[-1, 0] == 1.0
@@ -190,7 +190,7 @@ def test_bone_parented_meshes_become_appended(tmp_path):
     place = compose([0.5, 0, 0], [1, 0, 0, 0], [1, 1, 1])    # in the bone's frame
     sc.add_node(Node("Sword", kind="MESH", data=0, parent=arm, parent_bone="hand", matrix=place))
     save(sc, tmp_path / "s.u3d")
-    model = parse_bytes((tmp_path / "s.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "s.u3d").read_bytes(), Warnings())
     b = model.bones[0]
     assert b.meshes.tolist() == [0]
     # MeshToBone (row vectors) is the placement in the bone's frame: Blender x 0.5 = U3D X 0.5
@@ -211,7 +211,7 @@ def test_frame_animation_from_shape_keys(tmp_path):
         Channel(0, 'key_blocks["up"].value', f, np.array([[0.0], [1.0], [0.0]])),
         Channel(0, 'key_blocks["big"].value', f, np.array([[0.0], [0.0], [1.0]]))])]
     save(sc, tmp_path / "w.u3d")
-    model = parse_bytes((tmp_path / "w.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "w.u3d").read_bytes(), Warnings())
     assert model.header.n_frame == 3 and [x.i_frame for x in model.meshes] == [0, 1, 2]
     assert [x.triangles_owned for x in model.meshes] == [1, 0, 0]
     back = load(tmp_path / "w.u3d").meshes[0]
@@ -222,7 +222,7 @@ def test_frame_objects_go_back_as_frames_with_their_own_triangles(tmp_path):
     from tests.codec.test_ultimate3d_model import FRAME_POS, frames_topology_v2
     (tmp_path / "f.u3d").write_bytes(frames_topology_v2())
     save(load(tmp_path / "f.u3d"), tmp_path / "out.u3d")
-    model = parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "out.u3d").read_bytes(), Warnings())
     h = model.header
     assert (h.n_mesh, h.n_mesh_per_frame, h.n_frame) == (3, 1, 3)
     assert [(m.name, m.i_mesh_per_frame, m.i_frame) for m in model.meshes] == [("a", 0, 0), ("a", 0, 1), ("a", 0, 2)]
@@ -241,7 +241,7 @@ def test_repeated_bones_of_a_vertex_are_summed(tmp_path):
     m.skin = Skin(0, np.tile([0, 1, 0], (n, 1)).astype(np.int32),
                   np.tile([0.5, 0.25, 0.25], (n, 1)).astype(np.float32))
     warnings = save(sc, tmp_path / "r.u3d")
-    mesh = parse_bytes((tmp_path / "r.u3d").read_bytes(), Warnings()).meshes[0]
+    mesh = parse((tmp_path / "r.u3d").read_bytes(), Warnings()).meshes[0]
     # one influence per bone: root 0.75 stored, child 0.25 implied
     assert mesh.skin_weights.tolist() == [[0.75]] * n and mesh.bone_indices[:, :2].tolist() == [[0, 1]] * n
     assert not any("more than" in w for w in warnings)
@@ -253,10 +253,10 @@ def test_renamed_bones_are_written_with_the_file_names(tmp_path, names):
     (tmp_path / "n.u3d").write_bytes(nameless_bones_v2(*names))
     sc = load(tmp_path / "n.u3d")
     save(sc, tmp_path / "out.u3d")
-    assert [b.name for b in parse_bytes((tmp_path / "out.u3d").read_bytes(), Warnings()).bones] == list(names)
+    assert [b.name for b in parse((tmp_path / "out.u3d").read_bytes(), Warnings()).bones] == list(names)
     sc.armatures[0].bones[1].name = "Tail"          # renamed by the user since: the new name wins
     save(sc, tmp_path / "out2.u3d")
-    assert [b.name for b in parse_bytes((tmp_path / "out2.u3d").read_bytes(), Warnings()).bones] == [names[0], "Tail"]
+    assert [b.name for b in parse((tmp_path / "out2.u3d").read_bytes(), Warnings()).bones] == [names[0], "Tail"]
 
 
 def test_object_animation_is_reported_and_ranges_stay_inside_the_frames(tmp_path):
@@ -267,14 +267,14 @@ def test_object_animation_is_reported_and_ranges_stay_inside_the_frames(tmp_path
     sc.markers = [Marker("idle", 0), Marker("move", 5)]
     warnings = save(sc, tmp_path / "c.u3d")
     assert any("'Cube'" in w and "location" in w and "not exported" in w for w in warnings)
-    model = parse_bytes((tmp_path / "c.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "c.u3d").read_bytes(), Warnings())
     assert model.header.n_frame == 1
     # the animation's range ran to frame 10: cut to the one frame the file holds
     assert model.actions == [("CubeAction", 0, 0)]
     assert any("'CubeAction'" in w and "cut" in w for w in warnings)
     sc.animations[0].frame_start = sc.animations[0].frame_end = 5      # one starting after it: dropped
     warnings = save(sc, tmp_path / "c.u3d")
-    assert parse_bytes((tmp_path / "c.u3d").read_bytes(), Warnings()).actions == []
+    assert parse((tmp_path / "c.u3d").read_bytes(), Warnings()).actions == []
     assert any("'CubeAction'" in w and "not exported" in w for w in warnings)
 
 
@@ -285,8 +285,8 @@ def test_what_a_file_animates_exports_without_animation_warnings(tmp_path, which
     (tmp_path / "a.u3d").write_bytes(data)
     warnings = save(load(tmp_path / "a.u3d"), tmp_path / "b.u3d")
     assert not [w for w in warnings if "not exported" in w or "action range" in w]
-    a = parse_bytes(data, Warnings())
-    b = parse_bytes((tmp_path / "b.u3d").read_bytes(), Warnings())
+    a = parse(data, Warnings())
+    b = parse((tmp_path / "b.u3d").read_bytes(), Warnings())
     assert (b.header.n_frame, b.actions) == (a.header.n_frame, a.actions)
 
 
@@ -299,7 +299,7 @@ def test_baked_frames_from_the_bridge(tmp_path):
     sc.animations = [Animation("Scene", 1, 3, channels=[Channel(0, "location", np.array([1.0, 3.0]),
                                                                 np.zeros((2, 3)))])]
     save(sc, tmp_path / "b.u3d")
-    model = parse_bytes((tmp_path / "b.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "b.u3d").read_bytes(), Warnings())
     assert model.header.n_frame == 4
     assert model.meshes[3].positions[:, 1] == pytest.approx(frames[2][:, 2])     # Blender z = U3D Y
 
@@ -309,7 +309,7 @@ def test_lods_from_collections(tmp_path):
     sc.add_node(Node("Hi", kind="MESH", data=0, extras={"u3d_lod_max_camera_distance": 25.0}))
     sc.add_node(Node("Lo", kind="MESH", data=1, collection="LOD1"))
     save(sc, tmp_path / "l.u3d")
-    model = parse_bytes((tmp_path / "l.u3d").read_bytes(), Warnings())
+    model = parse((tmp_path / "l.u3d").read_bytes(), Warnings())
     assert [(x.name, x.i_lod, x.i_mesh_per_frame) for x in model.meshes] == [("Hi", 0, 0), ("Lo", 1, 0)]
     assert model.header.lod_max_camera_distance.tolist()[0] == 25.0
     back = load(tmp_path / "l.u3d")
@@ -326,7 +326,7 @@ def test_materials_and_stages_round_trip(tmp_path):
     mat.textures = [TextureSlot("base_color", 0, "UVMap"),
                     TextureSlot("bump", 1, "UVMap", extras={"u3d_stage": 3, "u3d_height_scalar": 4.0})]
     save(sc, tmp_path / "t.u3d")
-    u = parse_bytes((tmp_path / "t.u3d").read_bytes(), Warnings()).materials[0]
+    u = parse((tmp_path / "t.u3d").read_bytes(), Warnings()).materials[0]
     assert u.diffuse == pytest.approx((0.25, 0.5, 0.75, 0.5)) and u.specular_power == 33.0
     assert u.material_depth == 0.125
     assert u.textures[0].files == ["*stone.png"] and u.color_op[0] == 5
@@ -343,7 +343,7 @@ def test_password_encrypts_and_atomic_write(tmp_path):
     save(sc, target, password="hunter2")
     data = target.read_bytes()
     assert data.startswith(b"$U3D_FILE_HEADER\0") and b"$U3D_MESH" not in data
-    assert parse_bytes(data, Warnings(), "hunter2").file_header.encryption == 2
+    assert parse(data, Warnings(), "hunter2").file_header.encryption == 2
     # a refused export leaves the existing file as it was
     big = one_mesh_scene(grid(n=260))
     with pytest.raises(UnsupportedFeature, match="at most 65535"):
@@ -381,7 +381,7 @@ def test_model_wide_values_survive_without_scene_metadata(tmp_path):
     sc.metadata.clear()                      # Blender keeps no scene metadata: the objects carry them
     warnings = save(sc, tmp_path / "b.u3d", version="1.0")
     assert any("LoD object 'lo' skipped" in w for w in warnings)
-    h = parse_bytes((tmp_path / "b.u3d").read_bytes(), Warnings()).header
+    h = parse((tmp_path / "b.u3d").read_bytes(), Warnings()).header
     assert h.cel_shading_strength == 0.5 and h.cel_shading_color == (1.0, 0.0, 0.0, 1.0) and h.alpha_blending == 0
 
 
@@ -389,8 +389,8 @@ def test_file_scene_file_keeps_what_the_file_said(tmp_path):
     from tests.codec.test_ultimate3d_model import full_skinned_v2
     (tmp_path / "a.u3d").write_bytes(full_skinned_v2())
     save(load(tmp_path / "a.u3d"), tmp_path / "b.u3d")
-    a = parse_bytes((tmp_path / "a.u3d").read_bytes(), Warnings())
-    b = parse_bytes((tmp_path / "b.u3d").read_bytes(), Warnings())
+    a = parse((tmp_path / "a.u3d").read_bytes(), Warnings())
+    b = parse((tmp_path / "b.u3d").read_bytes(), Warnings())
     ma, mb = a.meshes[0], b.meshes[0]
     assert np.array_equal(ma.positions, mb.positions)
 

@@ -9,7 +9,8 @@ import pytest
 
 from addon.codec import check
 from addon.codec.errors import Warnings
-from addon.codec.formats.ultimate3d import encode_bytes, parse_bytes
+from addon.codec.formats.ultimate3d.write import encode_bytes
+from addon.codec.formats.ultimate3d.read import parse
 from addon.codec.formats.ultimate3d.model import Model, ModelV1, RawChunk
 from tests.codec import u3d_fixtures as fx
 
@@ -80,7 +81,7 @@ def nameless_bones_v2(name_a: str = "", name_b: str = "") -> bytes:
 
 def _rt(data: bytes, password: str = ""):
     w = Warnings()
-    model = parse_bytes(data, w, password)
+    model = parse(data, w, password)
     assert encode_bytes(model) == data
     return model, w
 

@@ -11,7 +11,8 @@ import pytest
 
 from addon.codec import load
 from addon.codec.errors import Warnings
-from addon.codec.formats.ultimate3d import parse_bytes, to_scene
+from addon.codec.formats.ultimate3d.read import parse
+from addon.codec.formats.ultimate3d.to_scene import to_scene
 from addon.codec.formats.ultimate3d.options import ImportOptions
 from tests.codec import u3d_fixtures as fx
 from tests.codec.test_ultimate3d_model import (frames_topology_v2, frames_v2, full_skinned_v2, nameless_bones_v2,
@@ -20,7 +21,7 @@ from tests.codec.test_ultimate3d_model import (frames_topology_v2, frames_v2, fu
 
 def _scene(data: bytes, **kw):
     w = Warnings()
-    return to_scene(parse_bytes(data, w), ImportOptions(**kw), w)
+    return to_scene(parse(data, w), ImportOptions(**kw), w)
 
 
 def _node(sc, name):
@@ -108,7 +109,7 @@ def test_frames_become_shape_keys_keyed_frame_for_frame():
 
 def test_frames_with_their_own_triangles_become_one_object_per_frame():
     w = Warnings()
-    sc = to_scene(parse_bytes(frames_topology_v2(), w), ImportOptions(), w)
+    sc = to_scene(parse(frames_topology_v2(), w), ImportOptions(), w)
     assert any("one object per frame" in x for x in w.as_list())
     names = [n.name for n in sc.nodes]
     assert names == ["a", "a_frame1", "a_frame2"]
@@ -139,7 +140,7 @@ def test_frames_sharing_topology_still_become_shape_keys():
     data = (fx.file_header() + fx.model_header(n_mesh=2, n_frame=2) + fx.mesh("k")
             + fx.mesh("k", pos1, frame=1) + fx.material())
     w = Warnings()
-    sc = to_scene(parse_bytes(data, w), ImportOptions(), w)
+    sc = to_scene(parse(data, w), ImportOptions(), w)
     assert len(sc.meshes) == 1 and [k.name for k in sc.meshes[0].shape_keys] == ["Basis", "frame_1"]
     assert not w.as_list()
 
@@ -172,7 +173,7 @@ def test_bones_rest_skin_and_keys():
                                           (("", "bone0"), ["bone0", "bone0.1"])])
 def test_empty_and_repeated_bone_names_become_unique(names, expect):
     w = Warnings()
-    sc = to_scene(parse_bytes(nameless_bones_v2(*names), w), ImportOptions(), w)
+    sc = to_scene(parse(nameless_bones_v2(*names), w), ImportOptions(), w)
     bones = sc.armatures[0].bones
     assert [b.name for b in bones] == expect and [b.parent for b in bones] == [-1, 0]
     # the file's name is kept where it changed
@@ -198,7 +199,7 @@ def test_matrices_that_are_not_affine_are_reported(version):
                 + fx.v1_bone("bad", meshes=[0], matrices=[PROJECTIVE])
                 + fx.v1_bone("far", meshes=[0], matrices=[fx.translation(1e4, -2e3, 5e3)]))
     w = Warnings()
-    model = parse_bytes(data, w)
+    model = parse(data, w)
     assert [x for x in w.as_list() if "not affine" in x and "'bad'" in x]
     assert not [x for x in w.as_list() if "'far'" in x]            # a large translation is fine
     sc = to_scene(model, ImportOptions(), w)
@@ -228,7 +229,7 @@ def test_reversed_or_too_long_action_ranges_are_reported():
     data = (fx.file_header() + fx.model_header(n_frame=6) + fx.mesh() + fx.material()
             + fx.actions([("bad", 5, 2), ("long", 3, 9), ("ok", 0, 3)]))
     w = Warnings()
-    to_scene(parse_bytes(data, w), ImportOptions(), w)
+    to_scene(parse(data, w), ImportOptions(), w)
     assert [x for x in w.as_list() if "action range" in x and "'bad'" in x]
     assert [x for x in w.as_list() if "action range" in x and "'long'" in x]
     assert not [x for x in w.as_list() if "'ok'" in x]

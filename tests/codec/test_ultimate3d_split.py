@@ -179,7 +179,9 @@ def test_large_mesh_writes_the_same_bytes_as_a_plain_writer():
     """write_v2 keeps large arrays by reference and joins once: the bytes do not change."""
     from addon.codec.binary import Writer
     from addon.codec.errors import Warnings
-    from addon.codec.formats.ultimate3d import encode_bytes, from_scene, parse_bytes
+    from addon.codec.formats.ultimate3d.write import encode_bytes
+    from addon.codec.formats.ultimate3d.from_scene import from_scene
+    from addon.codec.formats.ultimate3d.read import parse
     from addon.codec.formats.ultimate3d.options import ExportOptions
     from addon.codec.formats.ultimate3d.write_v2 import _Out, write_chunks
     from addon.codec.scene import Material, Node, Scene
@@ -194,4 +196,4 @@ def test_large_mesh_writes_the_same_bytes_as_a_plain_writer():
     write_chunks(out, model)
     assert len(out.done) > 2 and out.getvalue() == plain.getvalue()
     data = encode_bytes(model)
-    assert data.endswith(plain.getvalue()) and encode_bytes(parse_bytes(data, Warnings())) == data
+    assert data.endswith(plain.getvalue()) and encode_bytes(parse(data, Warnings())) == data

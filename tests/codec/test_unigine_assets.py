@@ -33,3 +33,19 @@ def test_anim_asset():
     assert [b.name for b in a.bones] == [f"bone{i:02d}" for i in range(6)]
     assert a.animations[0].name == "bend" and a.animations[0].frame_count == 20
     assert ANIM.encode(a, Path("x.anim"))[Path("x.anim")] == data
+
+
+def test_in_memory_entry_points_take_either_file():
+    from addon.codec.formats.unigine import from_scene, to_scene, write
+    from addon.codec.formats.unigine.model import AnimFile, MeshFile
+    from addon.codec.formats.unigine.options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
+    mesh_bytes, anim_bytes = (ASSETS / "tube_skinned.mesh").read_bytes(), (ASSETS / "tube_bend.anim").read_bytes()
+    m, a = read.parse(mesh_bytes, Warnings()), read.parse(anim_bytes, Warnings())
+    assert isinstance(m, MeshFile) and isinstance(a, AnimFile)
+    assert (write.encode_bytes(m), write.encode_bytes(a)) == (mesh_bytes, anim_bytes)
+    scene = to_scene.to_scene(m, ImportOptions(), Warnings())
+    assert scene.meshes and scene.armatures
+    anim_scene = to_scene.to_scene(a, AnimImportOptions(), Warnings())
+    assert not anim_scene.meshes and [x.name for x in anim_scene.animations] == ["bend"]
+    assert isinstance(from_scene.from_scene(scene, ExportOptions(), Warnings()), MeshFile)
+    assert isinstance(from_scene.from_scene(scene, AnimExportOptions(), Warnings()), AnimFile)

@@ -8,7 +8,8 @@ from addon.codec import axes
 from addon.codec.errors import Warnings
 from addon.codec.formats.unigine import FORMAT, read
 from addon.codec.formats.unigine.options import AnimImportOptions, ImportOptions
-from addon.codec.formats.unigine.to_scene import SIGN_ATTR, TANGENT_ATTR, anim_to_scene, mesh_to_scene, rebase_animations
+from addon.codec.formats.unigine.conventions import SIGN_ATTR, TANGENT_ATTR
+from addon.codec.formats.unigine.to_scene import anim_to_scene, mesh_to_scene, rebase_animations
 from tests.codec.unigine_fixtures import (IDENT, Q_IDENTITY, anim_file, anim_record, floats, mesh_file, mesh_record,
                                           quad_surface, surface_geometry, surface_header)
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from addon.codec.errors import FormatError, UnsupportedFeature, Warnings
-from addon.codec.formats.unreal import bmp, from_scene as export, pcx, read, to_scene as scene, ucscript, write
+from addon.codec.formats.unreal import bmp, conventions, from_scene as export, pcx, read, to_scene as scene, ucscript, write
 from addon.codec.formats.unreal.options import ExportOptions, ImportOptions
 from addon.codec.scene import Image, Material, Mesh, Node, Scene, TextureSlot
 from tests.codec.unreal_fixtures import (PITCH, ROLL, TETRA, YAW, a_file, bmp8, d_file, masked_pcx, tetra_pair, tri,
@@ -34,23 +34,23 @@ def _export(s, target, **kw):
 def test_each_angle_alone_is_the_engine_matrix(which, angle):
     want = {"yaw": YAW, "pitch": PITCH, "roll": ROLL}[which][angle]
     args = {"yaw": (angle, 0, 0), "pitch": (0, angle, 0), "roll": (0, 0, angle)}[which]
-    np.testing.assert_allclose(scene.rotation_matrix(*args), want, atol=1e-12)
-    assert scene.rotation_angles(np.array(want, float)) == tuple(float(a) for a in args)
+    np.testing.assert_allclose(conventions.rotation_matrix(*args), want, atol=1e-12)
+    assert conventions.rotation_angles(np.array(want, float)) == tuple(float(a) for a in args)
 
 
 def test_roll_then_pitch_then_yaw():
     want = np.array(YAW[64]) @ np.array(PITCH[-64]) @ np.array(ROLL[-64])
-    np.testing.assert_allclose(scene.rotation_matrix(64, -64, -64), want, atol=1e-12)
+    np.testing.assert_allclose(conventions.rotation_matrix(64, -64, -64), want, atol=1e-12)
 
 
 def test_angles_invert_the_matrix_everywhere_including_straight_up():
     rng = np.random.default_rng(7)
     for yaw, pitch, roll in [*rng.uniform(-127, 127, (50, 3)), (10, 64, 0), (-30, -64, 0), (64, 0, -64)]:
-        m = scene.rotation_matrix(yaw, pitch, roll)
-        np.testing.assert_allclose(scene.rotation_matrix(*scene.rotation_angles(m)), m, atol=1e-6)
+        m = conventions.rotation_matrix(yaw, pitch, roll)
+        np.testing.assert_allclose(conventions.rotation_matrix(*conventions.rotation_angles(m)), m, atol=1e-6)
         # Blender keeps matrices in float32: the angles still come back as written
         m32 = m.astype(np.float32).astype(np.float64)
-        np.testing.assert_allclose(scene.rotation_matrix(*scene.rotation_angles(m32)), m, atol=1e-5)
+        np.testing.assert_allclose(conventions.rotation_matrix(*conventions.rotation_angles(m32)), m, atol=1e-5)
 
 
 WEDGE = [(0, 0, 0), (16, 0, 0), (0, 40, 0), (0, 0, 24)]     # raw: tall along +Y, nose along +Z (a UT model)

@@ -85,6 +85,13 @@ def test_corpus_rewrites_byte_for_byte(name, pick):
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS))
+def test_in_memory_parse_and_encode_bytes_round_trip(name):
+    d, a = (ASSETS / f"{name}_d.3d").read_bytes(), (ASSETS / f"{name}_a.3d").read_bytes()
+    model = read.parse(d, a, Warnings(), name=name)
+    assert write.encode_bytes(model) == {f"{name}_d.3d": d, f"{name}_a.3d": a}
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
 def test_codec_check_reports_identical(name):
     results = check(ASSETS / f"{name}_d.3d", fmt="unreal")
     assert len(results) == 2

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from addon.codec.errors import Warnings
-from addon.codec.formats.unreal import read, to_scene as scene
+from addon.codec.formats.unreal import conventions, read, to_scene as scene
 from addon.codec.formats.unreal.options import ImportOptions
 from tests.codec.unreal_fixtures import (ASSETS, TETRA, TETRA_FACES, a_file, d_file, signed_volume, tetra_pair, tri,
                                          write_set)
@@ -163,7 +163,7 @@ def test_script_transform_goes_to_the_object(package):
 
 def test_peer_yaw_minus_64_turns_blender_minus_y_to_engine_forward():
     # the notes: YAW=-64 makes a model facing -Y in Blender face +X in the engine
-    rot = scene.rotation_matrix(-64, 0, 0)
+    rot = conventions.rotation_matrix(-64, 0, 0)
     blender_forward = np.array([0.0, -1.0, 0.0])
     np.testing.assert_allclose(rot @ (blender_forward * [1, -1, 1]), [1, 0, 0], atol=1e-12)
 

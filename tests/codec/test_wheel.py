@@ -8,6 +8,7 @@ import tomllib
 import venv
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from tests.conftest import ASSETS, ROOT
 
@@ -15,7 +16,7 @@ VERSION = tomllib.loads((ROOT / "blender_manifest.toml").read_text())["version"]
 NUMPYS = ["numpy==1.26.4", "numpy==2.4.6"]
 
 
-def _build() -> "Path":  # noqa: F821
+def _build() -> Path:
     r = subprocess.run([sys.executable, str(ROOT / "build.py"), "wheel"], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return ROOT / "dist" / f"legacy_game_formats-{VERSION}-py3-none-any.whl"

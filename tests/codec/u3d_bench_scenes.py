@@ -1,6 +1,7 @@
 """Generated Scenes for the .u3d benchmark rows (issue 6): a static model and a
 skinned, animated one. The codec entry points to time are
-`addon.codec.formats.ultimate3d`: parse_bytes, to_scene, from_scene, encode_bytes."""
+`addon.codec.formats.ultimate3d`'s read.parse, to_scene.to_scene, from_scene.from_scene and
+write.encode_bytes."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,24 +1,22 @@
 """3D Studio .3ds: chunk-tree file model, byte-exact read/write, Scene conversion.
 
-For benchmarks: `read.parse(bytes)`, `write.encode_bytes(model)`,
-`to_scene.to_scene(model, ImportOptions(), Warnings())` and
-`from_scene.from_scene(scene, ExportOptions(), Warnings())`.
+In-memory entry points (the same in every format package; the package's attributes
+read, write, to_scene and from_scene are these modules): `read.parse(bytes, warnings)
+-> Model`, `write.encode_bytes(model) -> bytes`, `to_scene.to_scene(model,
+ImportOptions(), warnings)` and `from_scene.from_scene(scene, ExportOptions(), warnings)`.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ...registry import FormatSpec
-from .from_scene import from_scene
+from . import from_scene, read, to_scene, write
 from .model import Model
 from .options import ExportOptions, ImportOptions
-from .read import read, sniff
-from .to_scene import to_scene
-from .write import encode_bytes
 
 
 def encode(model: Model, target: Path) -> dict[Path, bytes]:
-    return {Path(target): encode_bytes(model)}
+    return {Path(target): write.encode_bytes(model)}
 
 
 def version(model: Model) -> str:
@@ -27,7 +25,7 @@ def version(model: Model) -> str:
 
 
 FORMAT = FormatSpec(
-    name="3ds", label="3D Studio", extensions=(".3ds",), sniff=sniff, read=read, encode=encode,
-    to_scene=to_scene, from_scene=from_scene, import_options=ImportOptions, export_options=ExportOptions,
+    name="3ds", label="3D Studio", extensions=(".3ds",), sniff=read.sniff, read=read.read, encode=encode,
+    to_scene=to_scene.to_scene, from_scene=from_scene.from_scene, import_options=ImportOptions, export_options=ExportOptions,
     version=version,
 )

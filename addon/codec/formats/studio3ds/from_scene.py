@@ -22,12 +22,12 @@ from ...scene import Animation, Channel, Node, Scene
 from . import ids
 from .camlight import ENERGY_PER_MULTIPLIER, lens_3ds
 from .camroll import roll_keys
+from .conventions import X_FLIP
 from .keyframer_out import NO_PARENT, node_chunk, node_tracks
 from .materials_out import kept, material_chunk, texture_names
 from .mesh_out import mesh_chunks
 from .model import Chunk, Model
 from .options import ExportOptions
-from .to_scene import X_FLIP
 from .world import world_chunks
 
 

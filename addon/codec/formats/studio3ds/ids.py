@@ -86,3 +86,9 @@ NAMES.update({k: f"MASK_{v.upper()}" for k, v in MASKS.items()})
 
 def name_of(cid: int) -> str:
     return NAMES.get(cid, f"0x{cid:04X}")
+
+
+# keyframer track chunks by the name their keys keep in Node.extras ("3ds_track_<name>")
+TRACK_KEYS = {POS_TRACK: "pos", ROT_TRACK: "rot", SCL_TRACK: "scl", FOV_TRACK: "fov",
+              ROLL_TRACK: "roll", COL_TRACK: "col", MORPH_TRACK: "morph", HOT_TRACK: "hot",
+              FALL_TRACK: "fall", HIDE_TRACK: "hide"}

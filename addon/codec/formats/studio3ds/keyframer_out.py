@@ -11,10 +11,10 @@ from ... import animation, axes
 from ...scene import Channel, Node
 from . import ids
 from .camlight import lens_3ds
+from .ids import TRACK_KEYS
 from .keyframer import deltas_from_rotations
 from .model import TCB_BITS, Chunk, Track
 from .tcb import CONTINUITY, evaluate, tangents
-from .tracks_in import TRACK_KEYS
 
 NO_PARENT = 0xFFFF
 _TRACK_OF = {"location": ids.POS_TRACK, "rotation_quaternion": ids.ROT_TRACK, "rotation_euler": ids.ROT_TRACK,

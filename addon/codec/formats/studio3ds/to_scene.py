@@ -22,17 +22,16 @@ from ...scene import Animation, Channel, Mesh, Node, Scene
 from . import ids
 from .camlight import build_camera, build_light, look_at
 from .camroll import orient_target, target_axes
+from .conventions import X_FLIP
 from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
-from .materials import TextureFinder, build_material, color_of
+from .materials import TextureFinder, build_material
 from .mesh_in import NORMAL_MODES, build_mesh
 from .model import Chunk, Model
 from .options import ImportOptions
 from .tracks_in import node_channels
 from .world import read_world
 
-BASIS = np.eye(3)            # 3DS axes are Blender's
 HIDDEN = 0x800               # 0xB010 flags1 bit
-X_FLIP = np.diag([-1.0, 1.0, 1.0, 1.0])
 
 
 def mesh_matrix(tri: Chunk, warnings: Warnings, path: str) -> np.ndarray:

@@ -16,13 +16,10 @@ from ...errors import Warnings
 from ...scene import Channel, Node, Scene
 from . import ids
 from .camlight import blender_lens
+from .ids import TRACK_KEYS
 from .keyframer import KfNode, rotation_path
 from .model import Track
 from .tcb import bezier_handles, tangents
-
-TRACK_KEYS = {ids.POS_TRACK: "pos", ids.ROT_TRACK: "rot", ids.SCL_TRACK: "scl", ids.FOV_TRACK: "fov",
-              ids.ROLL_TRACK: "roll", ids.COL_TRACK: "col", ids.MORPH_TRACK: "morph", ids.HOT_TRACK: "hot",
-              ids.FALL_TRACK: "fall", ids.HIDE_TRACK: "hide"}
 
 
 def _interp(t: Track) -> str:

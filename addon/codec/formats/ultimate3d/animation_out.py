@@ -14,8 +14,8 @@ import numpy as np
 from ... import animation, axes
 from ...scene import Animation, Mesh as SMesh, Scene
 from ...errors import UnsupportedFeature, Warnings
+from .conventions import SWAP, quat_from_blender
 from .model import ROT_KEY, SCALE_KEY
-from .transforms import SWAP, quat_from_blender
 from .validate import MAX_FRAMES
 
 @dataclass

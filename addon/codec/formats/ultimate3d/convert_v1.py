@@ -12,9 +12,9 @@ import numpy as np
 
 from ...errors import FormatError, UnsupportedFeature, Warnings
 from . import normals as ncodec
-from .model import (FLT_MAX, ROT_KEY, ROT_KEY_V1, SCALE_KEY, SCALE_KEY_V1, Bone, BoneV1, FileHeader, HeaderV1,
-                    Material, MaterialV1, Mesh, MeshV1, Model, ModelHeader, ModelV1, Texture, TextureV1)
-from .read_v1 import ROOT_V1, has_texcoords, mesh_places
+from .model import (FLT_MAX, ROOT_V1, ROT_KEY, ROT_KEY_V1, SCALE_KEY, SCALE_KEY_V1, Bone, BoneV1, FileHeader,
+                    HeaderV1, Material, MaterialV1, Mesh, MeshV1, Model, ModelHeader, ModelV1, Texture, TextureV1,
+                    has_texcoords, mesh_places)
 from .validate import ROOT_V2
 
 

@@ -21,13 +21,12 @@ from ...scene import Mesh as SMesh, Scene
 from .convert_v1 import to_v1
 from .crypto import password_key
 from .animation_out import action_ranges, bone_keys, shape_key_frames, timeline
+from .conventions import SWAP, file_bone_name, matrix_from_blender
 from .mesh_out import VertexData, mesh_vertices, set_layout
 from .skin_out import merge_skinned
-from .to_scene import file_bone_name
 from .materials import material_from_scene
 from .model import FLT_MAX, ActionRanges, Bone, FileHeader, Material, Mesh, Model, ModelHeader, ModelV1
 from .options import ExportOptions
-from .transforms import SWAP, matrix_from_blender
 
 LOD_COLLECTION = re.compile(r"^LOD(\d+)(?:\.\d+)?$", re.IGNORECASE)   # "LOD1", or "LOD1.001" once renamed
 

@@ -18,7 +18,7 @@ import numpy as np
 from ...axes import apply_normals, apply_points
 from ...scene import Mesh as SMesh
 from . import normals as ncodec
-from .transforms import SWAP
+from .conventions import SWAP
 
 UV_SET = re.compile(r"^UVMap(?:_([1-7]))?$")
 ATTR_SET = re.compile(r"^u3d_(?:texcoord|tangent_frame)([0-7])$")

@@ -14,6 +14,11 @@ import numpy as np
 FLT_MAX = float(np.finfo(np.float32).max)
 V1_MAGIC = b"U3DModelFile\0"
 V2_MAGIC = b"$U3D_FILE_HEADER\0"
+FILE_HEADER = "$U3D_FILE_HEADER"           # v2: the first chunk's identifier
+MESH_ID = b"$U3D_MESH\0"
+MAT_ID = b"$U3D_MAT\0"
+BONE_ID = b"$U3D_BONE\0"
+ROOT_V1 = 0xFFFF
 
 # <DWORD;Vector> and <DWORD;Quaternion> key records (v2)
 SCALE_KEY = np.dtype([("frame", "<u4"), ("value", "<f4", (3,))])
@@ -277,3 +282,35 @@ class ModelV1:
     bones: list[BoneV1] = field(default_factory=list)
     trailing: bytes = b""
     source: str = ""
+
+
+def index_dtype(n_vertex: int) -> str:
+    # Triangle16 when there are 65536 vertices or fewer, else Triangle32
+    return "<u2" if n_vertex <= 65536 else "<u4"
+
+
+def has_texcoords(m: MeshV1) -> bool:
+    # texture coordinates are absent only when a shared buffer is used and not owned
+    return not (m.use_texcoord_buffer and not m.texcoords_owned)
+
+
+def lod_index(value: float, levels: np.ndarray) -> int:
+    """A v1 mesh's LoD number from its level-of-detail value (1.0 is the highest, LoD 0)."""
+    if not len(levels) or abs(value - 1.0) < 1e-6:
+        return 0
+    return 1 + int(np.argmin(np.abs(levels.astype(np.float64) - value)))
+
+
+def mesh_places(model: ModelV1) -> list[tuple[int, int, int]]:
+    """(LoD, frame, mesh-per-frame index) of every mesh: meshes are numbered in file order
+    within a (frame, LoD); a skinned model's meshes are all frame 0."""
+    h = model.header
+    counter: dict[tuple[int, int], int] = {}
+    out = []
+    for m in model.meshes:
+        lod = lod_index(m.lod, h.lod_level_of_detail)
+        frame = m.frame if h.n_bone == 0 else 0
+        mpf = counter.get((frame, lod), 0)
+        counter[(frame, lod)] = mpf + 1
+        out.append((lod, frame, mpf))
+    return out

@@ -11,15 +11,10 @@ import numpy as np
 
 from ...binary import Reader
 from ...errors import FormatError, Warnings
-from .model import (ROT_KEY_V1, SCALE_KEY_V1, V1_MAGIC, BoneV1, HeaderV1, MaterialV1, MeshV1, ModelV1,
-                    TextureV1)
+from .model import (BONE_ID, MAT_ID, MESH_ID, ROOT_V1, ROT_KEY_V1, SCALE_KEY_V1, V1_MAGIC, BoneV1, HeaderV1,
+                    MaterialV1, MeshV1, ModelV1, TextureV1, has_texcoords, mesh_places)
 from .transforms import warn_not_affine
 from .validate import MAX_FRAMES, bone_depths
-
-MESH_ID = b"$U3D_MESH\0"
-MAT_ID = b"$U3D_MAT\0"
-BONE_ID = b"$U3D_BONE\0"
-ROOT_V1 = 0xFFFF
 
 
 def _header(r: Reader, nlod_dword: bool) -> HeaderV1:
@@ -98,11 +93,6 @@ def _mesh(r: Reader) -> MeshV1:
         m.triangles = _triangles(r, m.n_triangle, n, "triangles")
         m.triangle_material = r.array("<u2", m.n_triangle)
     return m
-
-
-def has_texcoords(m: MeshV1) -> bool:
-    # texture coordinates are absent only when a shared buffer is used and not owned
-    return not (m.use_texcoord_buffer and not m.texcoords_owned)
 
 
 def _triangles(r: Reader, n_tri: int, n_vertex: int, what: str) -> np.ndarray:
@@ -195,28 +185,6 @@ def read(data: bytes, warnings: Warnings, source: str = "") -> ModelV1:
     _validate(model)
     warn_not_affine(model.bones, warnings, "BONE")
     return model
-
-
-def lod_index(value: float, levels: np.ndarray) -> int:
-    """A v1 mesh's LoD number from its level-of-detail value (1.0 is the highest, LoD 0)."""
-    if not len(levels) or abs(value - 1.0) < 1e-6:
-        return 0
-    return 1 + int(np.argmin(np.abs(levels.astype(np.float64) - value)))
-
-
-def mesh_places(model: ModelV1) -> list[tuple[int, int, int]]:
-    """(LoD, frame, mesh-per-frame index) of every mesh: meshes are numbered in file order
-    within a (frame, LoD); a skinned model's meshes are all frame 0."""
-    h = model.header
-    counter: dict[tuple[int, int], int] = {}
-    out = []
-    for m in model.meshes:
-        lod = lod_index(m.lod, h.lod_level_of_detail)
-        frame = m.frame if h.n_bone == 0 else 0
-        mpf = counter.get((frame, lod), 0)
-        counter[(frame, lod)] = mpf + 1
-        out.append((lod, frame, mpf))
-    return out
 
 
 def _validate(model: ModelV1) -> None:

@@ -11,12 +11,11 @@ import numpy as np
 from ...binary import Reader
 from ...errors import FormatError, UnsupportedFeature, Warnings, WrongPassword
 from . import crypto
-from .model import (ROT_KEY, SCALE_KEY, ActionRanges, Bone, FileHeader, Material, Mesh, Model,
-                    ModelHeader, RawChunk, ShadowGeometry, Texture)
+from .model import (FILE_HEADER, ROT_KEY, SCALE_KEY, ActionRanges, Bone, FileHeader, Material, Mesh, Model,
+                    ModelHeader, RawChunk, ShadowGeometry, Texture, index_dtype)
 from .validate import validate
 
 MAX_IDENT = 255
-FILE_HEADER = "$U3D_FILE_HEADER"
 
 
 def chunk_header(r: Reader, expect: str | None = None) -> tuple[str, int]:
@@ -73,14 +72,9 @@ def _embedded_raw(r: Reader, ident: str) -> bytes:
         return r.rest()
 
 
-def _index_dtype(n_vertex: int) -> str:
-    # Triangle16 when there are 65536 vertices or fewer, else Triangle32
-    return "<u2" if n_vertex <= 65536 else "<u4"
-
-
 def _triangles(r: Reader, n_tri: int, n_vertex: int, what: str) -> np.ndarray:
     at = r.pos
-    tris = r.array(_index_dtype(n_vertex), n_tri * 3).reshape(n_tri, 3)
+    tris = r.array(index_dtype(n_vertex), n_tri * 3).reshape(n_tri, 3)
     if n_tri and int(tris.max()) >= n_vertex:
         r.fail(f"{what}: vertex index {int(tris.max())} out of range ({n_vertex} vertices)", at)
     return tris

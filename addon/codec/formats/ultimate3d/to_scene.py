@@ -12,7 +12,6 @@ else the pose of frame 0; appended meshes keep MeshToBone relative to it.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -22,14 +21,14 @@ from ...errors import Warnings
 from ...welding import split_fan_points, weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
+from .conventions import FILE_NAME, SWAP, matrix_to_blender
 from .convert_v1 import from_v1
-from .skin_out import sum_repeated
 from .materials import material_to_scene, uv_name
 from .model import Mesh, Model, ModelV1
 from .options import ImportOptions
-from .transforms import (SWAP, affine, invertible, key_frames, local_matrices, matrix_to_blender, pose_channels,
-                         safe_inverse, slerp_frames)
+from .transforms import affine, invertible, key_frames, local_matrices, pose_channels, safe_inverse, slerp_frames
 from .validate import ROOT_V2, bone_depths
+from .weights import sum_repeated
 
 
 def _triangles(m: Mesh, owners: dict) -> np.ndarray:
@@ -335,9 +334,6 @@ class _Builder:
         return self.sc
 
 
-FILE_NAME = "u3d_name"     # bone extras: the file's name of a bone renamed on import
-
-
 def unique_bone_names(names: list[str]) -> list[str]:
     """Every bone a unique, non-empty name (a channel of bone "" means the object itself):
     "bone<i>" for an empty name, "<name>.<i>" for a repeat, in file order."""
@@ -352,16 +348,6 @@ def unique_bone_names(names: list[str]) -> list[str]:
         used.add(cand)
         out.append(cand)
     return out
-
-
-def file_bone_name(name: str, extras: dict) -> str:
-    """The name to write: the file's own name of a bone that import renamed, unless renamed since."""
-    original = extras.get(FILE_NAME)
-    if original is None:
-        return name
-    original = str(original)
-    stem = re.escape(original) if original else "bone"
-    return original if re.fullmatch(rf"{stem}\d*(\.\d+)*", name) else name
 
 
 def bone_length(rest: list[np.ndarray]) -> float:

@@ -1,10 +1,5 @@
-"""U3D matrices, quaternions and bone keys <-> Blender's, in bulk.
+"""U3D bone keys and matrices in bulk (the axis swap itself: conventions.py).
 
-U3D is left-handed, X right, Y up, Z into the screen, with Direct3D row
-vectors; Blender (x, y, z) = U3D (X, Z, Y). The notes' decisions live here:
-- a Matrix is row-major for row vectors: the column-vector form is its
-  transpose, then conjugated by the Y/Z swap P;
-- a quaternion (x, y, z, w) becomes Blender (w, -x, -z, -y);
 - BoneToParent = Scaling * Rotation * Translation (row vectors), i.e. T R S
   for column vectors; keys are interpolated linearly, rotations by slerp.
 """
@@ -14,19 +9,7 @@ import numpy as np
 
 from ... import animation
 from ...axes import compose, decompose
-
-SWAP = np.array([0, 2, 1])                       # Blender axis i = U3D axis SWAP[i]
-P4 = np.eye(4)[[0, 2, 1, 3]]                     # the Y/Z swap as a 4x4 matrix (its own inverse)
-
-
-def matrix_to_blender(m_row: np.ndarray) -> np.ndarray:
-    """(..., 4, 4) U3D row-vector matrices -> Blender column-vector matrices."""
-    m = np.asarray(m_row, np.float64)
-    return P4 @ np.swapaxes(m, -1, -2) @ P4
-
-
-def matrix_from_blender(m: np.ndarray) -> np.ndarray:
-    return np.swapaxes(P4 @ np.asarray(m, np.float64) @ P4, -1, -2)
+from .conventions import SWAP, quat_to_blender
 
 
 AFFINE_TOLERANCE = 1e-4
@@ -58,16 +41,6 @@ def warn_not_affine(bones, warnings, path: str = "$U3D_BONE", offsets: dict | No
                           f"{m[3]:g}, {m[7]:g}, {m[11]:g}, should be 0; element 15 = {m[15]:g}, should be 1): "
                           "only its affine part is used (a file with column-vector matrices would look like this)",
                           (offsets or {}).get(id(b)), f'{path}[{i}] "{b.name}"')
-
-
-def quat_to_blender(q_xyzw: np.ndarray) -> np.ndarray:
-    q = np.asarray(q_xyzw, np.float64)
-    return np.stack([q[..., 3], -q[..., 0], -q[..., 2], -q[..., 1]], -1)
-
-
-def quat_from_blender(q_wxyz: np.ndarray) -> np.ndarray:
-    q = np.asarray(q_wxyz, np.float64)
-    return np.stack([-q[..., 1], -q[..., 3], -q[..., 2], q[..., 0]], -1)
 
 
 def sample_vectors(frames_k: np.ndarray, values: np.ndarray, at: np.ndarray, default) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...binary import Writer
-from .model import ROT_KEY_V1, SCALE_KEY_V1, V1_MAGIC, BoneV1, HeaderV1, MaterialV1, MeshV1, ModelV1
-from .read_v1 import BONE_ID, MAT_ID, MESH_ID, has_texcoords
+from .model import (BONE_ID, MAT_ID, MESH_ID, ROT_KEY_V1, SCALE_KEY_V1, V1_MAGIC, BoneV1, HeaderV1, MaterialV1,
+                    MeshV1, ModelV1, has_texcoords)
 
 
 def _header(w: Writer, h: HeaderV1) -> None:

@@ -8,9 +8,8 @@ import numpy as np
 from ...binary import Writer
 from ...errors import CodecError
 from . import crypto
-from .model import (ROT_KEY, SCALE_KEY, ActionRanges, Bone, FileHeader, Material, Mesh, Model,
-                    ModelHeader, RawChunk, ShadowGeometry, Texture)
-from .read_v2 import FILE_HEADER, _index_dtype
+from .model import (FILE_HEADER, ROT_KEY, SCALE_KEY, ActionRanges, Bone, FileHeader, Material, Mesh, Model,
+                    ModelHeader, RawChunk, ShadowGeometry, Texture, index_dtype)
 
 
 @contextmanager
@@ -46,7 +45,7 @@ def _shadow(w: Writer, s: ShadowGeometry) -> None:
     with chunk(w, "$U3D_SHADOW_GEOMETRY"):
         w.pack("2I", len(s.vertices), len(s.triangles))
         w.array(s.vertices, "<u4")
-        w.array(s.triangles, _index_dtype(len(s.vertices)))
+        w.array(s.triangles, index_dtype(len(s.vertices)))
         w.bytes(s.extra)
 
 
@@ -117,7 +116,7 @@ def _mesh(w: Writer, m: Mesh, h: ModelHeader) -> None:
     w.u32(m.n_triangle)
     w.u8(m.triangles_owned)
     if m.triangles_owned:
-        _bulk(w, m.triangles, _index_dtype(n))
+        _bulk(w, m.triangles, index_dtype(n))
         _bulk(w, m.triangle_material, "<u2")
     w.u8(m.shadow_exists)
     if m.shadow_exists:

@@ -1,9 +1,12 @@
 """UNIGINE .mesh (ms11) and .anim (an10): two formats sharing one model.
 
-For timing (benchmarks): read.read_mesh(bytes, Warnings) / write.write_mesh(model),
-to_scene.mesh_to_scene(model, ImportOptions(), Warnings) and
-from_scene.scene_to_mesh(scene, ExportOptions(), Warnings); the same for .anim
-with read_anim / write_anim / anim_to_scene / scene_to_anim.
+In-memory entry points (the same in every format package; the package's attributes
+read, write, to_scene and from_scene are these modules): `read.parse(bytes, warnings)
+-> MeshFile | AnimFile` (by magic), `write.encode_bytes(model) -> bytes`,
+`to_scene.to_scene(model, ImportOptions() or AnimImportOptions(), warnings)` and
+`from_scene.from_scene(scene, ExportOptions() or AnimExportOptions(), warnings)`;
+for one kind: read_mesh / read_anim, write_mesh / write_anim, mesh_to_scene /
+anim_to_scene, scene_to_mesh / scene_to_anim.
 """
 from __future__ import annotations
 
@@ -11,18 +14,12 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
-from ...errors import FormatError, Warnings
+from ...errors import Warnings
 from ...registry import FormatSpec
-from ...scene import Scene
-from . import pose
-from .from_scene import anim_placeholder, scene_to_mesh
-from .animation_out import armature_bones, build_tracks
-from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, Bounds, MeshFile
+from . import from_scene, read, to_scene, write
+from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, MeshFile
 from .options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
 from .read import read_anim, read_mesh
-from .to_scene import anim_to_scene, mesh_to_scene, warn_bad_bind
 from .write import write_anim, write_mesh
 
 
@@ -72,45 +69,15 @@ def partner_anims(mesh: Path) -> list[Path]:
     return [p for p in files if p.suffix.lower() == ".anim" and owner(p.stem.lower()) == own]
 
 
-def rest_from_mesh(path: str | Path, warnings: Warnings) -> tuple[dict[str, np.ndarray], dict[str, str | None]]:
-    """Parent-local bind matrices by bone name, and each bone's parent name, from a .mesh's bind pose."""
-    m = read_mesh(Path(path).read_bytes(), Warnings())
-    warn_bad_bind(m.bones, m.bind, warnings, f"{Path(path).name}: ")
-    local = pose.bind_local(m.bind)
-    names = [b.name for b in m.bones]
-    return ({n: local[i] for i, n in enumerate(names)},
-            {b.name: names[b.parent] if b.parent >= 0 else None for b in m.bones})
-
-
-def _anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings) -> Scene:
-    rest = parents = None
-    if opts.rest_mesh:
-        try:
-            rest, parents = rest_from_mesh(opts.rest_mesh, warnings)
-        except FormatError as e:
-            raise e.in_file(opts.rest_mesh)
-    return anim_to_scene(a, opts, warnings, rest, parents)
-
-
-def scene_to_anim(scene: Scene, opts: AnimExportOptions, warnings: Warnings) -> AnimFile:
-    _, _, bones, bind, _ = armature_bones(scene, warnings)
-    if not bones:
-        raise FormatError("an .anim needs an armature (or the rest pose of the .anim it came from)")
-    tracks = build_tracks(scene, bones, bind, quantized=True, warnings=warnings)
-    if not tracks:
-        warnings.warn("no action animates a bone of the armature; the .anim holds no animation")
-    return AnimFile(Bounds(anim_placeholder()), bones, bind, tracks)
-
-
 FORMAT = [
     FormatSpec(
         name="unigine-mesh", label="UNIGINE Mesh", extensions=(".mesh",), sniff=_sniff(MESH_MAGIC[:2]),
-        read=_read_mesh, encode=_encode_mesh, to_scene=mesh_to_scene, from_scene=scene_to_mesh,
+        read=_read_mesh, encode=_encode_mesh, to_scene=to_scene.to_scene, from_scene=from_scene.from_scene,
         import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode(),
         companions=partner_anims),
     FormatSpec(
         name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
         read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},
-        to_scene=_anim_to_scene, from_scene=scene_to_anim,
+        to_scene=to_scene.to_scene, from_scene=from_scene.from_scene,
         import_options=AnimImportOptions, export_options=AnimExportOptions, version=lambda a: ANIM_MAGIC.decode()),
 ]

@@ -13,8 +13,8 @@ from ... import animation
 from ...errors import Warnings
 from ...scene import Animation, Scene
 from . import pose
+from .conventions import BASIS, ORDER_PROP, REST_KEY
 from .model import BIND_DTYPE, QUAT_SCALE, R_BIT, S_BITS, T_BITS, BoneHeader, Track
-from .to_scene import BASIS, ORDER_PROP, REST_KEY
 
 
 def armature_bones(scene: Scene, warnings: Warnings):

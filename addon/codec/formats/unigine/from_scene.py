@@ -15,11 +15,11 @@ from ...option_rules import choices
 from ...scene import Mesh, Scene
 from . import bounds, tangent
 from .animation_out import armature_bones, build_tracks
+from .conventions import BASIS, COLOR_NAME
 from .dedupe import unique_in_order
 from .geometry import corner_frames, triangulate
 from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
-from .options import ExportOptions
-from .to_scene import BASIS, COLOR_NAME
+from .options import AnimExportOptions, ExportOptions
 
 
 MAX_SURFACES = 32768      # the format page's limit
@@ -96,7 +96,7 @@ class _Part:
             c = self.layout[attr]
             uv = per_corner(np.asarray(uv, np.float32).reshape(-1, 2))
             floats[:, c] = uv[:, 0]
-            floats[:, c + 1] = 1.0 - uv[:, 1]            # scene.uv_from_blender
+            floats[:, c + 1] = 1.0 - uv[:, 1]            # conventions.uv_from_blender
         if cols is not None:
             rgba = np.clip(np.round(per_corner(np.asarray(cols)) * 255), 0, 255).astype(np.uint8)
             self.record[:, self.layout["colors"]] = rgba.view(np.uint32).reshape(-1)
@@ -256,3 +256,20 @@ def scene_to_mesh(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Mesh
 def anim_placeholder() -> np.ndarray:
     """The file-level bounds real .anim files carry: min 1e9, max -1e9, radius -1."""
     return np.array([1e9] * 3 + [-1e9] * 3 + [0.0] * 3 + [-1.0], np.float32)
+
+
+def scene_to_anim(scene: Scene, opts: AnimExportOptions, warnings: Warnings) -> AnimFile:
+    _, _, bones, bind, _ = armature_bones(scene, warnings)
+    if not bones:
+        raise FormatError("an .anim needs an armature (or the rest pose of the .anim it came from)")
+    tracks = build_tracks(scene, bones, bind, quantized=True, warnings=warnings)
+    if not tracks:
+        warnings.warn("no action animates a bone of the armature; the .anim holds no animation")
+    return AnimFile(Bounds(anim_placeholder()), bones, bind, tracks)
+
+
+def from_scene(scene: Scene, opts: ExportOptions | AnimExportOptions, warnings: Warnings) -> MeshFile | AnimFile:
+    """A .mesh (with its animations in companion .anim files), or with AnimExportOptions an .anim alone."""
+    if isinstance(opts, AnimExportOptions):
+        return scene_to_anim(scene, opts, warnings)
+    return scene_to_mesh(scene, opts, warnings)

@@ -5,9 +5,9 @@ import numpy as np
 
 from ...axes import inverse_or_identity
 from ...scene import Mesh
+from .conventions import SIGN_ATTR, TANGENT_ATTR
 from .dedupe import group
 from .tangent import cross as _cross
-from .to_scene import SIGN_ATTR, TANGENT_ATTR
 
 
 def triangulate(mesh: Mesh) -> np.ndarray:

@@ -220,3 +220,8 @@ def read_anim(data: bytes, warnings: Warnings) -> AnimFile:
         warnings.warn(f"{len(a.trailing)} bytes after the closing magic are kept as they are",
                       offset=r.pos - len(a.trailing))
     return a
+
+
+def parse(data: bytes, warnings: Warnings) -> MeshFile | AnimFile:
+    """In memory, either file of the family by its magic (an unknown one is the .mesh reader's error)."""
+    return read_anim(data, warnings) if data[:2] == ANIM_MAGIC[:2] else read_mesh(data, warnings)

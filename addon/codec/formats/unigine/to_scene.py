@@ -1,7 +1,5 @@
-"""UNIGINE model <-> neutral Scene: import side, and the format's conventions.
+"""UNIGINE model -> neutral Scene (axes, UVs and the names it keeps in the Scene: conventions.py).
 
-UNIGINE is right-handed, Z up, metres, counter-clockwise front faces, like
-Blender, so the basis is the identity; only UV V runs top-down (v' = 1 - v).
 Surfaces become material slots (or objects), coordinate vertices Blender
 vertices, triangle vertices per-corner data; bones an armature with rest
 matrices in armature space, unscaled (Blender bones cannot rest scaled: the
@@ -11,6 +9,8 @@ that rest, chosen so that Blender deforms as the file's skinning does
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from ... import axes
@@ -18,25 +18,10 @@ from ...errors import FormatError, Warnings
 from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
 from ...welding import split_fan_points, weld_by_normals
 from . import pose, tangent
+from .conventions import BASIS, COLOR_NAME, ORDER_PROP, REST_KEY, SIGN_ATTR, TANGENT_ATTR, UV_NAMES, uv_to_blender
 from .model import R_BIT, S_BITS, T_BITS, WEIGHT_SCALE, AnimFile, MeshFile, Surface, Track
 from .options import AnimImportOptions, ImportOptions
-
-BASIS = np.eye(3)                  # file axes -> Blender axes
-UV_NAMES = ("UVMap", "UVMap2")
-COLOR_NAME = "Color"
-TANGENT_ATTR = "unigine_tangent"          # (C, 3) kept so that export rebuilds the same quaternions
-SIGN_ATTR = "unigine_binormal_sign"       # (C,) +1 / -1
-ORDER_PROP = "unigine_index"              # Bone.extras: the bone's index in the file
-
-
-def uv_to_blender(uv: np.ndarray) -> np.ndarray:
-    out = np.array(uv, np.float32, copy=True).reshape(-1, 2)
-    out[:, 1] = 1.0 - out[:, 1]
-    return out
-
-
-uv_from_blender = uv_to_blender    # the flip is its own inverse
-
+from .read import read_mesh
 
 def _surface_mesh(name: str, surfaces: list[Surface], slots: list[int], bone_count: int) -> Mesh:
     """One Mesh from several surfaces: vertices appended surface after surface."""
@@ -219,10 +204,6 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
     return scene
 
 
-# scene.metadata: {bone: [parent, t(3), r xyzw(4), s(3)]}, the rest an imported .anim's keys are relative to
-REST_KEY = "unigine_rest"
-
-
 def _rest_metadata(kept: list[str], rigid_local: dict[str, np.ndarray], parent_of: dict[str, str | None]) -> dict:
     """The rigid rest of the kept bones, parents as indices into `kept` (-1: a root, or a parent not kept)."""
     bind = pose.bind_from_local(np.stack([rigid_local[n] for n in kept])) if kept else []
@@ -332,3 +313,30 @@ def rebase_animations(scene: Scene, rest_local: dict[str, np.ndarray], warnings:
         anim.channels = kept
     for n in sorted(set(rest_local) - animated):
         warnings.warn(f"armature bone {n!r} is not in the animation; it keeps its rest pose")
+
+
+def rest_from_mesh(path: str | Path, warnings: Warnings) -> tuple[dict[str, np.ndarray], dict[str, str | None]]:
+    """Parent-local bind matrices by bone name, and each bone's parent name, from a .mesh's bind pose."""
+    m = read_mesh(Path(path).read_bytes(), Warnings())
+    warn_bad_bind(m.bones, m.bind, warnings, f"{Path(path).name}: ")
+    local = pose.bind_local(m.bind)
+    names = [b.name for b in m.bones]
+    return ({n: local[i] for i, n in enumerate(names)},
+            {b.name: names[b.parent] if b.parent >= 0 else None for b in m.bones})
+
+
+def _anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings) -> Scene:
+    rest = parents = None
+    if opts.rest_mesh:
+        try:
+            rest, parents = rest_from_mesh(opts.rest_mesh, warnings)
+        except FormatError as e:
+            raise e.in_file(opts.rest_mesh)
+    return anim_to_scene(a, opts, warnings, rest, parents)
+
+
+def to_scene(model: MeshFile | AnimFile, opts: ImportOptions | AnimImportOptions, warnings: Warnings) -> Scene:
+    """Either file of the family: a .mesh, or an .anim (read against opts.rest_mesh's bind when it names one)."""
+    if isinstance(model, AnimFile):
+        return _anim_to_scene(model, opts, warnings)
+    return mesh_to_scene(model, opts, warnings)

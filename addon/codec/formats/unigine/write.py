@@ -101,3 +101,8 @@ def write_anim(a: AnimFile) -> bytes:
     w.bytes(ANIM_MAGIC)
     w.bytes(a.trailing)
     return w.getvalue()
+
+
+def encode_bytes(model: MeshFile | AnimFile) -> bytes:
+    """In memory, the one file (a .mesh's companion animations are encode's business)."""
+    return write_anim(model) if isinstance(model, AnimFile) else write_mesh(model)

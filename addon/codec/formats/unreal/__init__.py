@@ -1,9 +1,11 @@
 """Unreal Engine 1 vertex meshes: X_d.3d (geometry) + X_a.3d (frames) + optional X.uc script.
 
-Entry points (plain numpy data, no files needed):
-``read.read_geometry`` / ``read.read_animation`` (bytes -> model),
-``write.write_geometry`` / ``write.write_animation`` (model -> bytes),
-``to_scene.to_scene`` and ``from_scene.from_scene``.
+In-memory entry points (the same in every format package; the package's attributes
+read, write, to_scene and from_scene are these modules): `read.parse(d_bytes, a_bytes,
+warnings, script_bytes) -> UnrealMesh`, `write.encode_bytes(model) -> {file name: bytes}`,
+`to_scene.to_scene(model, ImportOptions(), warnings)` and
+`from_scene.from_scene(scene, ExportOptions(), warnings)`; one file alone:
+`read.read_geometry` / `read.read_animation`, `write.write_geometry` / `write.write_animation`.
 """
 from __future__ import annotations
 

@@ -15,11 +15,11 @@ from ... import axes
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
 from . import files
+from .conventions import BASIS, DEFAULT_SCALE, corner_order, rotation_angles, tidy, uv_from_blender
 from .merge import MAX_FRAMES, merge
 from .model import (BYTES_PER_VERTEX, DEUS_EX, MAX_VERTICES, PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, STANDARD,
                     TRIANGLE, TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, Sequence, UnrealMesh)
 from .packing import LIMITS, pack_axes, quantize_axes
-from .to_scene import BASIS, DEFAULT_SCALE, corner_order, rotation_angles, tidy, uv_from_blender
 from .ucscript import checked_identifier
 
 _FLAGS_OF_BLEND = {"CLIP": PF_MASKED, "ADD": PF_TRANSLUCENT, "BLEND": PF_TRANSLUCENT, "MULTIPLY": PF_MODULATED}

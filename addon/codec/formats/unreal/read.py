@@ -85,6 +85,14 @@ def read_animation(data: bytes, num_verts: int, warnings: Warnings) -> tuple[Ani
     return AnimationFile(num_frames, frame_size, frames, trailing), variant
 
 
+def parse(geometry: bytes, animation: bytes, warnings: Warnings, script: bytes = b"", name: str = "mesh") -> UnrealMesh:
+    """In memory: the _d.3d and _a.3d bytes (and a .uc script's, if any) -> the model."""
+    g = read_geometry(geometry, warnings)
+    a, variant = read_animation(animation, g.num_verts, warnings)
+    uc = ucscript.parse(script, warnings, f"{name}.uc") if script else None
+    return UnrealMesh(name=name, variant=variant, geometry=g, animation=a, script=uc)
+
+
 def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()

@@ -72,3 +72,8 @@ def encode(model: UnrealMesh, target: Path) -> dict[Path, bytes]:
     elif model.script is not None:
         out[uc] = model.script.text
     return out
+
+
+def encode_bytes(model: UnrealMesh) -> dict[str, bytes]:
+    """In memory: each file's bytes by its name (X_d.3d, X_a.3d, and X.uc when the model has a script)."""
+    return {p.name: data for p, data in encode(model, Path(f"{model.name or 'mesh'}_d.3d")).items()}
