@@ -342,16 +342,18 @@ def shape_key_frames(scene: Scene, node: int, sm: SMesh, line: Timeline) -> list
     """Positions at every frame from animated shape keys (Blender axes), or None if not animated."""
     keys = sm.shape_keys
     baked = sm.extras.get("baked_frames")
-    if baked is not None and len(baked) == len(keys) and len(keys) > 1:
-        # the bridge baked one absolute key per frame: take the frames of the timeline as they are
-        by_frame = {int(f): k.positions for f, k in zip(baked, keys)}
-        first_key = keys[0].positions
-        return [np.asarray(by_frame.get(f, first_key), np.float32) for f in range(0, line.last + 1)]
-    if len(keys) < 2 or not any(animation.shape_key_weights(a, node, sm, [0.0]) is not None for a, _, _ in line.parts):
+    is_baked = baked is not None and len(baked) == len(keys) and len(keys) > 1
+    if not is_baked and (len(keys) < 2 or not any(animation.shape_key_weights(a, node, sm, [0.0]) is not None
+                                                  for a, _, _ in line.parts)):
         return None
     if line.sparse:         # one mesh per frame: a made-up range must not be written out frame by frame
         raise UnsupportedFeature(f"shape keys of {sm.name!r} animate {line.last + 1} frames; U3D stores a mesh "
                                  f"per frame, and at most {animation.MAX_BAKED_SPAN} are written")
+    if is_baked:
+        # the bridge baked one absolute key per frame: take the frames of the timeline as they are
+        by_frame = {int(f): k.positions for f, k in zip(baked, keys)}
+        first_key = keys[0].positions
+        return [np.asarray(by_frame.get(f, first_key), np.float32) for f in range(0, line.last + 1)]
 
     def weights(anim, frames):
         w = animation.shape_key_weights(anim, node, sm, frames)
