@@ -9,6 +9,7 @@ import bpy
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ids
 from addon.codec.formats.studio3ds.read import read
+from tests.blender.helpers import tiny_render
 from tests.blender.test_3ds_textures import _map
 from tests.codec.fixtures_3ds import ASSETS, CUBE_POINTS, CUBE_TRIS, build, material, obj, trimesh
 
@@ -134,3 +135,38 @@ def test_an_invert_node_added_in_blender_is_written_as_the_negative(clean, tmp_p
     out = tmp_path / "back.3ds"
     bpy.ops.export_scene.studio3ds(filepath=str(out))
     assert _map_chunk(out).value(ids.MAT_MAP_TILING) == 0x8
+
+
+def _plane_render(tmp_path, flags) -> np.ndarray:
+    """A Cycles render, from straight above, of a 2 x 2 plane whose UVs run from -1 to 2: the picture
+    covers its middle third; the material's colour is red."""
+    shutil.copy(ASSETS / "texture.png", tmp_path / "texture.png")
+    pts = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0]], np.float32)
+    uv = np.array([[-1, -1], [2, -1], [2, 2], [-1, 2]], np.float32)
+    f = tmp_path / f"plane{flags}.3ds"
+    f.write_bytes(build([obj("Plane", trimesh(pts, [[0, 1, 2], [0, 2, 3]], uv=uv, materials=[("Mat", [0, 1])]))],
+                        materials=[material("Mat", diffuse=DIFFUSE, extra=[_map(flags)])]))
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.import_scene.studio3ds(filepath=str(f))
+    sc = bpy.context.scene
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    cam.data.type, cam.data.ortho_scale = "ORTHO", 2.0
+    cam.location = (0.0, 0.0, 5.0)
+    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+    sun.data.energy = 3.0
+    sun.rotation_euler = (0.7, 0.0, 0.0)                # slanted: no highlight straight back to the camera
+    sc.collection.objects.link(cam)
+    sc.collection.objects.link(sun)
+    sc.camera = cam
+    sc.view_settings.view_transform = "Standard"        # colours as they are (AgX would tint red orange)
+    return tiny_render(tmp_path, "CYCLES", 30, 4, f.stem)
+
+
+def test_a_decal_renders_the_material_colour_around_the_picture(clean, tmp_path):
+    decal, clipped = _plane_render(tmp_path, 0x11), _plane_render(tmp_path, 0x10)
+    corner = (slice(1, 8), slice(1, 8))                 # outside the picture's tile
+    middle = (slice(12, 18), slice(12, 18))             # inside it
+    r, g, b = decal[corner].reshape(-1, 3).mean(0)
+    assert r > 0.2 and r > 10 * max(g, b)               # the red material colour shows around the decal
+    assert clipped[corner].reshape(-1, 3).mean(0).max() < 0.1 * r     # no decal: black outside the picture
+    np.testing.assert_allclose(decal[middle], clipped[middle], atol=0.05)    # the picture itself, the same
