@@ -5,6 +5,7 @@ import bpy
 import numpy as np
 
 from ..codec import welding
+from ..codec.parallel import map_two
 from ..codec.scene import Mesh
 from . import props
 
@@ -38,10 +39,65 @@ def add_attribute(me, name: str, domain: str, arr: np.ndarray) -> None:
 
 def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     """Create the mesh datablock. `materials` maps scene material index -> bpy material."""
+    return build_meshes([m], materials)[0]
+
+
+def build_meshes(meshes: list[Mesh], materials: list) -> list:
+    """build_mesh for each mesh. Blender builds them one after another; the numpy work on their
+    smoothing groups (sharp edges, points to split) then runs two meshes at a time
+    (parallel.map_two: bpy keeps Python's lock, numpy lets go of it, so only this part overlaps)."""
+    built = [_new_mesh(m, materials) for m in meshes]
+    jobs = [k for k, m in enumerate(meshes) if m.smoothing is not None and len(m.smoothing) == len(m.faces)]
+    args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in jobs]
+    big = sum(len(m.corners) for m, _, _ in args) >= PARALLEL_CORNERS
+    plans = (map_two if big else _one_by_one)(lambda a: _plan(*a), args)
+    plan_of = dict(zip(jobs, plans))
+    for k, (m, me) in enumerate(zip(meshes, built)):
+        plan = plan_of.get(k)
+        if plan is not None and plan.split is not None:
+            welding.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
+            bpy.data.meshes.remove(me)
+            built[k] = build_mesh(m, materials)
+            continue
+        if plan is not None and m.normals is not None and len(m.normals) == len(m.corners):
+            me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+        elif plan is not None:
+            _set_sharp(me, None, plan.sharp_faces, sharp_edges=plan.sharp_edges)
+        elif m.sharp_edges is not None and len(m.sharp_edges) == len(m.corners):
+            _set_sharp(me, m.sharp_edges, m.sharp_faces)
+        elif m.normals is not None and len(m.normals) == len(m.corners):
+            me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+        props.store(me, m.extras)
+    return built
+
+
+PARALLEL_CORNERS = 300_000      # below this, handing work to the other thread costs more than it gives
+
+
+def _one_by_one(fn, items) -> list:
+    return [fn(x) for x in items]
+
+
+def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:
+    """(corners, face starts) as int32, the only index type Blender takes (the Scene's uint32
+    corners are the same bits below 2**31: a view, no copy)."""
+    corners = np.asarray(m.corners)
+    corners = (corners.view(np.int32) if corners.dtype == np.uint32 and corners.flags.c_contiguous
+               else np.ascontiguousarray(corners, np.int32))
+    return corners, np.ascontiguousarray(m.faces, np.int32)
+
+
+def _plan(m: Mesh, edge_of: np.ndarray, n_edges: int) -> welding.GroupShading:
+    corners, starts = _corner_arrays(m)
+    return welding.group_shading(corners, starts, m.smoothing, len(m.positions), edge_of, n_edges,
+                                 sharp=m.normals is None or len(m.normals) != len(corners))
+
+
+def _new_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
+    """The mesh datablock with every array of `m`, its edges found by Blender; no smoothing yet."""
     me = bpy.data.meshes.new(m.name)
     pos = np.ascontiguousarray(m.positions, np.float32)
-    corners = np.ascontiguousarray(m.corners, np.int32)
-    starts = np.ascontiguousarray(m.faces, np.int32)
+    corners, starts = _corner_arrays(m)
     me.vertices.add(len(pos))
     me.loops.add(len(corners))
     me.polygons.add(len(starts))
@@ -70,17 +126,7 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
         add_attribute(me, name, "POINT", arr)
     for name, arr in m.corner_attributes.items():
         add_attribute(me, name, "CORNER", arr)
-
     me.update(calc_edges=True)
-    if m.smoothing is not None and len(m.smoothing) == len(starts):
-        if not _smooth_by_groups(me, m, corners, starts):
-            bpy.data.meshes.remove(me)
-            return build_mesh(m, materials)          # points were split: once more with the new vertices
-    elif m.sharp_edges is not None and len(m.sharp_edges) == len(corners):
-        _set_sharp(me, m.sharp_edges, m.sharp_faces)
-    elif m.normals is not None and len(m.normals) == len(corners):
-        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
-    props.store(me, m.extras)
     return me
 
 
@@ -95,36 +141,15 @@ def corner_edges(me) -> np.ndarray:
     return out
 
 
-def _set_sharp(me, sharp_corners, flat, edge_of=None) -> None:
-    """Native smoothing: sharp edges and flat faces, from which Blender derives the normals."""
-    sharp = np.zeros(len(me.edges), bool)
-    sharp[(corner_edges(me) if edge_of is None else edge_of)[np.asarray(sharp_corners, bool)]] = True
-    add_attribute(me, "sharp_edge", "EDGE", sharp)
+def _set_sharp(me, sharp_corners, flat, edge_of=None, sharp_edges=None) -> None:
+    """Native smoothing: sharp edges (per corner, or per edge: sharp_edges) and flat faces, from
+    which Blender derives the normals."""
+    if sharp_edges is None:
+        sharp_edges = np.zeros(len(me.edges), bool)
+        sharp_edges[(corner_edges(me) if edge_of is None else edge_of)[np.asarray(sharp_corners, bool)]] = True
+    add_attribute(me, "sharp_edge", "EDGE", sharp_edges)
     add_attribute(me, "sharp_face", "FACE", np.zeros(len(me.polygons), bool) if flat is None
                   else np.asarray(flat, bool))
-
-
-def _smooth_by_groups(me, m: Mesh, corners: np.ndarray, starts: np.ndarray) -> bool:
-    """Sharp edges and flat faces from the group masks, with Blender's edges. Where faces meet at
-    a vertex without an edge, Cycles smooths across them (dark smears) though Blender's corner
-    normals do not: such points get a vertex per fan of faces, in the Scene mesh, and False asks
-    for the mesh to be built again."""
-    edge_of = corner_edges(me)
-    edges = welding.edge_pairs(corners, welding.next_corner(starts, len(corners)), edge_of)
-    if welding.several_fans(corners, edges, len(m.positions)):
-        new_corners, source = welding.split_fans(corners, welding.fan_labels(len(corners), edges),
-                                                 len(m.positions))
-    else:
-        source = m.positions                          # every vertex on one fan: nothing to split
-    if len(source) > len(m.positions):
-        welding.split_vertices(m, new_corners, source)
-        return False
-    if m.normals is not None and len(m.normals) == len(corners):
-        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
-    else:
-        sharp, flat = welding.sharp_from_groups(m.smoothing, starts, len(corners), edges)
-        _set_sharp(me, sharp, flat, edge_of)
-    return True
 
 
 def add_shape_keys(obj, m: Mesh) -> None:

@@ -11,7 +11,7 @@ from ..codec.meshops import make_safe
 from ..codec.scene import Scene
 from . import props
 from .material_build import build_image, build_material
-from .mesh_build import add_shape_keys, add_skin, build_mesh
+from .mesh_build import add_shape_keys, add_skin, build_meshes
 from .world import build_world
 
 
@@ -65,7 +65,7 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         scene.warnings = list(scene.warnings) + make_safe(m)
     images = [build_image(i) for i in scene.images]
     res.materials = [build_material(m, images) for m in scene.materials]
-    res.meshes = [build_mesh(m, res.materials) for m in scene.meshes]
+    res.meshes = build_meshes(scene.meshes, res.materials)
     cameras = [_build_camera(c) for c in scene.cameras]
     lights = [_build_light(li) for li in scene.lights]
     arm_data = [bpy.data.armatures.new(a.name) for a in scene.armatures]

@@ -11,11 +11,17 @@ import numpy as np
 _AXES = {"X": (0, 1.0), "Y": (1, 1.0), "Z": (2, 1.0), "-X": (0, -1.0), "-Y": (1, -1.0), "-Z": (2, -1.0)}
 
 
+def _cross3(u, v) -> np.ndarray:
+    """np.cross of two 3-vectors, written out: the same arithmetic, without np.cross's general
+    axis handling (some 30 microseconds a call, six per matrix inverse, per object of a scene)."""
+    return np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])
+
+
 def det3(a: np.ndarray) -> float:
     """Determinant of a 3x3 matrix, written out (LAPACK's call wakes OpenBLAS's threads: a few
     milliseconds each time between bulk numpy work, per object of a scene)."""
     a = np.asarray(a, np.float64)
-    return float(a[:, 0] @ np.cross(a[:, 1], a[:, 2]))
+    return float(a[:, 0] @ _cross3(a[:, 1], a[:, 2]))
 
 
 def affine_inverse(m: np.ndarray) -> np.ndarray:
@@ -27,8 +33,8 @@ def affine_inverse(m: np.ndarray) -> np.ndarray:
     if d == 0 or not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):
         return np.linalg.inv(m)
     out = np.eye(4)
-    out[:3, :3] = np.stack([np.cross(a[:, 1], a[:, 2]), np.cross(a[:, 2], a[:, 0]),
-                            np.cross(a[:, 0], a[:, 1])]) / d
+    out[:3, :3] = np.stack([_cross3(a[:, 1], a[:, 2]), _cross3(a[:, 2], a[:, 0]),
+                            _cross3(a[:, 0], a[:, 1])]) / d
     out[:3, 3] = -out[:3, :3] @ m[:3, 3]
     return out
 

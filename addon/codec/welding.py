@@ -20,8 +20,10 @@ COS_SAME = 0.999          # corner normals closer than this count as the same
 COS_OFF = float(np.cos(np.radians(10)))    # a file normal further than this from the shading is reported
 
 # The welding is split in two: the codec welds and keeps the groups (Mesh.smoothing); the bridge,
-# once Blender has found the edges, marks the sharp ones and splits the points where faces meet
-# without an edge (edge_pairs with Blender's corner_edge needs no sort).
+# once Blender has found the edges, runs group_shading: it marks the sharp edges and splits the
+# points where faces meet without an edge. Neither sorts: `weld_points` puts the points in a hash
+# table, and `edge_sides` scatters the corners by Blender's edge and direction, which pairs the two
+# faces of every edge whose faces agree in winding (edge_pairs, with a sort, takes the others).
 
 
 def face_normals(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
@@ -49,28 +51,67 @@ def weld_ids(positions: np.ndarray) -> np.ndarray:
 
 
 def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(id per vertex 0..P-1, the lowest vertex at each point): vertices at exactly the same point
-    share an id (rows of any width: positions with more per-vertex values after them). A 64-bit hash of the coordinate bits sorts much faster than the 12-byte records;
-    the result is checked, and on a collision the exact sort is used."""
+    """(id per vertex 0..P-1, the lowest vertex at each point), ids in the order of those lowest
+    vertices: vertices at exactly the same point share an id (-0.0 is 0.0; rows of any width:
+    positions with more per-vertex values after them)."""
     p = np.ascontiguousarray(positions, np.float32)
-    p = p.reshape(len(p), -1) + np.float32(0.0)                                 # -0.0 -> 0.0
-    bits = p.view(np.uint32).astype(np.uint64)
-    h = bits[:, 0] * np.uint64(0x9E3779B97F4A7C15)
-    for k in range(1, bits.shape[1]):
-        h = (h ^ bits[:, k]) * np.uint64(0xC2B2AE3D27D4EB4F) if k + 1 < bits.shape[1] else h ^ bits[:, k]
-    order = np.argsort(h)
-    hs = h[order]
-    start = np.flatnonzero(np.r_[True, hs[1:] != hs[:-1]]) if len(hs) else np.zeros(0, np.int64)
-    group = np.zeros(len(h), np.int64)
-    group[start[1:]] = 1
-    ids = np.empty(len(h), np.int64)
-    ids[order] = np.cumsum(group)
-    first = np.minimum.reduceat(order, start) if len(start) else start
-    if (bits == bits[first[ids]]).all():
-        return ids, first
-    _, first, ids = np.unique(np.ascontiguousarray(p).view(np.dtype((np.void, 4 * p.shape[1]))).ravel(),
-                              return_index=True, return_inverse=True)
-    return ids.ravel(), first
+    p = (p if p.ndim == 2 else p.reshape(len(p), -1)) + np.float32(0.0)         # -0.0 -> 0.0
+    n = len(p)
+    idx = np.int32 if n < 2 ** 31 else np.int64
+    root = np.arange(n, dtype=idx)
+    _find_roots(p.view(np.uint32), root, 0)
+    is_root = root == np.arange(n, dtype=idx)
+    rank = np.cumsum(is_root, dtype=idx)
+    rank -= 1
+    return np.take(rank, root), np.flatnonzero(is_root)
+
+
+_MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
+
+
+def _find_roots(bits: np.ndarray, root: np.ndarray, depth: int) -> None:
+    """root[i] = the lowest row equal to row i (rows of uint32 words), through a hash table: each
+    row's slot takes the lowest row that lands there (the last of the writes, in reverse); rows
+    equal to their slot's row are done, the others (a different row took the slot) go round again
+    with another hash, and exact sorting settles the few rows left."""
+    n, w = bits.shape
+    if n == 0:
+        return
+    if depth == len(_MIX) or n < 64:
+        _, first, inv = np.unique(np.ascontiguousarray(bits).view(np.dtype((np.void, 4 * w))).ravel(),
+                                  return_index=True, return_inverse=True)
+        root[:] = root[first[inv.ravel()]]
+        return
+    mul = np.uint64(_MIX[depth])
+    h = bits[:, 0].astype(np.uint64)
+    for k in range(1, w):
+        h *= mul
+        h ^= bits[:, k]
+    h *= mul                                   # the top bits of a product mix every lower bit
+    size_bits = (2 * n - 1).bit_length() + 2 * depth          # at most half full, then sparser
+    slot = (h >> np.uint64(64 - size_bits)).view(np.int64)
+    rows = np.arange(n, dtype=root.dtype)
+    table = np.empty(1 << size_bits, root.dtype)
+    table[slot[::-1]] = rows[::-1]             # the last write wins: the lowest row takes its slot
+    own = np.take(table, slot)
+    if (own > rows).any():                     # numpy does not promise the order of repeated writes
+        _find_roots(bits, root, len(_MIX))
+        return
+    # a row that took its slot is its own root; the others are checked against the slot's row
+    moved = np.flatnonzero(own != rows)
+    if not len(moved):
+        return
+    other = np.take(own, moved)
+    same = np.ones(len(moved), bool)
+    for k in range(w):
+        col = bits[:, k]
+        same &= np.take(col, moved) == np.take(col, other)
+    root[moved[same]] = np.take(root, other[same])
+    rest = moved[~same]                        # a different row took the slot: another round
+    if len(rest):
+        sub = root[rest]
+        _find_roots(bits[rest], sub, depth + 1)
+        root[rest] = sub
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -107,13 +148,36 @@ class Edges:
     manifold: np.ndarray
 
 
+def triangle_starts(faces: np.ndarray, n_corners: int) -> bool:
+    """Whether `faces` (loop starts) are 0, 3, 6...: every face a triangle, in order."""
+    f = np.asarray(faces)
+    if n_corners != 3 * len(f):
+        return False
+    wide_enough = f.dtype.kind in "iu" and f.dtype.itemsize >= 4 and n_corners < 2 ** (8 * f.dtype.itemsize - 1)
+    return np.array_equal(f, np.arange(0, n_corners, 3, f.dtype if wide_enough else np.int64))
+
+
+_TRI_NEXT = np.zeros(0, np.intp)         # 1, 2, 0, 4, 5, 3...: a prefix serves any triangle mesh
+_TRI_NEXT_KEPT = 1 << 20                 # corners: 8 MB at most, kept between meshes
+
+
 def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
-    """(C,) the next corner of each corner's face (wrapping to the face's first)."""
-    nxt = np.arange(1, n_corners + 1, dtype=np.int64)
+    """(C,) intp: the next corner of each corner's face (wrapping to the face's first). Read-only
+    for triangles: a view of one kept array, so that a mesh costs no new array."""
+    global _TRI_NEXT
+    if len(faces) and triangle_starts(faces, n_corners):
+        if len(_TRI_NEXT) >= n_corners:
+            return _TRI_NEXT[:n_corners]
+        nxt = np.arange(1, n_corners + 1, dtype=np.intp)
+        nxt.reshape(-1, 3)[:, 2] -= 3
+        nxt.flags.writeable = False
+        if n_corners <= _TRI_NEXT_KEPT:
+            _TRI_NEXT = nxt
+        return nxt
+    nxt = np.arange(1, n_corners + 1, dtype=np.intp)
     if len(faces):
-        starts = np.asarray(faces, np.int64)
-        ends = np.r_[starts[1:], n_corners] - 1
-        nxt[ends] = starts
+        starts = np.asarray(faces, np.intp)
+        nxt[np.r_[starts[1:], n_corners] - 1] = starts
     return nxt
 
 
@@ -214,6 +278,114 @@ def _walk(step: np.ndarray, start: np.ndarray, limit: np.ndarray) -> np.ndarray:
     return met
 
 
+@dataclass
+class Sides:
+    """Blender's edges seen from their two sides (edge_sides)."""
+    side: np.ndarray        # (2E,) the corner after the one that runs edge e up (2e) or down (2e + 1), or -1
+    across: np.ndarray      # (C,) the corner across each corner's own edge, at its vertex; -1 at a border
+    after: np.ndarray       # (C,) the vertex at the far end of each corner's own edge
+
+
+def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edges: int) -> Sides | None:
+    """Blender's edges (`edge_of`: its corner_edge) seen from their two sides, without a sort: a
+    corner runs its edge up (from the lower vertex) or down; the two faces of a manifold edge with
+    agreeing windings run it once each way. One scatter of the corners by side finds, for each
+    corner, the other face's corner at the same vertex (the corner after the one running the other
+    way). None when some side has two corners (an edge of three or more faces, or faces whose
+    windings disagree): edge_pairs decides then."""
+    cv = np.asarray(corners)
+    after = np.take(cv, nxt)
+    key = np.left_shift(edge_of, 1, dtype=np.intp)          # intp: numpy converts other index types
+    np.add(key, cv > after, out=key)
+    side = np.full(2 * n_edges, -1, np.int32 if len(cv) < 2 ** 31 else np.intp)
+    side[key] = nxt
+    if np.count_nonzero(side >= 0) != len(cv):     # two corners wrote one side
+        return None
+    np.bitwise_xor(key, 1, out=key)                # the other way along the same edge
+    return Sides(side, np.take(side, key), after)
+
+
+def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, sides: Sides, n_vertices: int) -> bool:
+    """several_fans for a mesh that edge_sides accepts. One walk per vertex, from a corner whose
+    edge before it is a border if it has one; every vertex has one fan exactly when the walks meet
+    every corner (a walk meets only its own fan). A walk that reaches a border goes on to its
+    vertex's start, so that every walk stops back at its start: one comparison per step. Uses up
+    sides.across (a copy would be one more array per mesh)."""
+    cv = np.asarray(corners)
+    n = len(cv)
+    if n == 0:
+        return False
+    step = sides.across                             # changed in place: borders lead to their vertex's start
+    tails = np.flatnonzero(step < 0)                # corners whose own edge is a border
+    start = np.full(n_vertices, -1, step.dtype)
+    start[sides.after] = nxt                        # some corner at each vertex
+    heads = np.take(nxt, tails)                     # after a border: a corner whose edge before it is one
+    start[np.take(sides.after, tails)] = heads
+    step[tails] = np.take(start, np.take(cv, tails))
+    cur = start[start >= 0]
+    met, first = len(cur), cur
+    while len(cur) and met <= n:                    # each step meets a new corner of the walk's fan
+        nx = np.take(step, cur)
+        go = nx != first
+        cur, first = nx[go], first[go]
+        met += len(cur)
+    return met != n
+
+
+def sharp_edges_by_sides(groups: np.ndarray, sides: Sides, faces: np.ndarray, n_corners: int
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """sharp_from_groups per edge (E,), with edge_sides, and the flat faces (F,)."""
+    side = sides.side
+    g = np.asarray(groups).astype(np.uint32)
+    sharp = np.zeros(len(side) // 2, bool)
+    if len(g) == 0 or (g == g[0]).all():
+        return sharp, g == 0                            # one mask everywhere: no edge between groups
+    two = side.reshape(-1, 2)
+    both = (two >= 0).all(axis=1)
+    face_of = face_of_corner(faces, n_corners)
+    ga, gb = g[face_of[two[both, 0]]], g[face_of[two[both, 1]]]
+    sharp[both] = ((ga & gb) == 0) & ((ga | gb) != 0)
+    return sharp, g == 0
+
+
+@dataclass
+class GroupShading:
+    """What smoothing groups become on a mesh with Blender's edges (group_shading)."""
+    split: tuple[np.ndarray, np.ndarray] | None     # (corners, source vertex per vertex) when points split
+    sharp_edges: np.ndarray | None                  # (E,) bool
+    sharp_faces: np.ndarray | None                  # (F,) bool
+
+
+def group_shading(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray, n_vertices: int,
+                  edge_of: np.ndarray, n_edges: int, sharp: bool = True) -> GroupShading:
+    """Native smoothing from u32 group masks per face, with Blender's edges (`edge_of`, its
+    corner_edge): the points where faces meet without an edge split (one vertex per fan: Cycles
+    would smooth across them), else the sharp edges and flat faces (when `sharp`). Blender-free,
+    so that the bridge can run it for several meshes at once."""
+    nxt = next_corner(faces, len(corners))
+    sides = edge_sides(corners, nxt, edge_of, n_edges)
+    edges = None
+    if sides is None:                                 # edges of 3+ faces or disagreeing windings
+        edges = edge_pairs(corners, nxt, edge_of)
+        several = several_fans(corners, edges, n_vertices)
+    else:
+        several = several_fans_by_sides(corners, nxt, sides, n_vertices)
+    if several:
+        if edges is None:
+            edges = edge_pairs(corners, nxt, edge_of)
+        new_corners, source = split_fans(corners, fan_labels(len(corners), edges), n_vertices)
+        if len(source) > n_vertices:
+            return GroupShading((new_corners, source), None, None)
+    if not sharp:
+        return GroupShading(None, None, None)
+    if edges is None:
+        return GroupShading(None, *sharp_edges_by_sides(groups, sides, faces, len(corners)))
+    by_corner, flat = sharp_from_groups(groups, faces, len(corners), edges)
+    per_edge = np.zeros(n_edges, bool)
+    per_edge[np.asarray(edge_of)[by_corner]] = True
+    return GroupShading(None, per_edge, flat)
+
+
 def _min_labels(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The smallest index reachable through the neighbour maps p and q (paths and cycles)."""
     label = np.minimum(np.arange(len(p), dtype=p.dtype), np.minimum(p, q))
@@ -249,38 +421,39 @@ def split_fans(corners: np.ndarray, labels: np.ndarray, n_vertices: int) -> tupl
 def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(corners (C,) uint32, stored vertex per welded vertex): one vertex per point, numbered in
     the stored order. A face whose corners would meet at one vertex (zero area) keeps its own."""
-    corners = np.asarray(corners, np.int64)
+    corners = np.asarray(corners)
     nv = len(positions)
     if nv == 0 or len(corners) == 0:
         return corners.astype(np.uint32), np.arange(nv)
-    ids, first = weld_points(positions)
-    # number the points in the stored order (first vertices are distinct: a scatter, no sort);
-    # a file without repeated points keeps its vertices as they are
-    is_first = np.zeros(nv, bool)
-    is_first[first] = True
-    rank = (np.cumsum(is_first) - 1)[first]
-    ids = rank[ids]
-    first = np.flatnonzero(is_first)
-    welded = ids[corners]
-    if len(corners) == 3 * len(faces):
+    ids, first = weld_points(positions)          # numbered in the stored order already
+    welded = np.take(ids, corners)
+    if triangle_starts(faces, len(corners)):
         w3 = welded.reshape(-1, 3)
-        bad_corner = np.repeat((w3[:, 0] == w3[:, 1]) | (w3[:, 1] == w3[:, 2]) | (w3[:, 2] == w3[:, 0]), 3)
+        bad_face = (w3[:, 0] == w3[:, 1]) | (w3[:, 1] == w3[:, 2]) | (w3[:, 2] == w3[:, 0])
+        bad_corner = np.repeat(bad_face, 3) if bad_face.any() else None
     else:                                     # polygons: also corners further apart
         bad_corner = welded == welded[next_corner(faces, len(corners))]
         face_of = face_of_corner(faces, len(corners))
         order = np.argsort(face_of * (len(first) + 1) + welded, kind="stable")
         fs, ws = face_of[order], welded[order]
         bad_corner[order[1:]] |= (fs[1:] == fs[:-1]) & (ws[1:] == ws[:-1])
-    if bad_corner.any():
+        if not bad_corner.any():
+            bad_corner = None
+    if bad_corner is not None:
         face_of = face_of_corner(faces, len(corners))
         bad = np.zeros(len(faces), bool)
         bad[face_of[bad_corner]] = True
-        welded = np.where(bad[face_of], len(first) + corners, welded)
+        welded = np.where(bad[face_of], len(first) + corners.astype(np.int64), welded)
     else:
-        used = np.zeros(len(first), bool)
-        used[welded] = True
-        if used.all():                        # the usual case: every point in use, nothing to renumber
-            return welded.astype(np.uint32), first
+        used = np.zeros(nv, bool)             # by the stored vertices: corners index those in intp
+        used[corners] = True
+        if not used.all():                    # a point is in use when one of its vertices is
+            used_points = np.zeros(len(first), bool)
+            used_points[ids[used]] = True
+            used = used_points
+        if used.all():
+            # the usual case: every point in use, nothing to renumber
+            return (welded.view(np.uint32) if welded.dtype == np.int32 else welded.astype(np.uint32)), first
     # renumber: used points first, then the stored vertices kept for zero-area faces
     source_all = np.r_[first, np.arange(nv)]
     used = np.zeros(len(source_all), bool)

@@ -148,6 +148,7 @@ class ExportOperator(ExportHelper):
     options_class = None
     triangulate = True
     tangents = False
+    tangents_kept_as = ""
     bake_vertices = False
 
     use_selection: BoolProperty(name="Selected Only", default=False)
@@ -169,6 +170,7 @@ class ExportOperator(ExportHelper):
             apply_modifiers=self.apply_modifiers, triangulate=self.triangulate,
             global_matrix=global_matrix(self, to_file=True), object_types=frozenset(self.object_types),
             use_keyframes=self.use_keyframes, bake_vertices=self.bake_vertices, tangents=self.tangents,
+            tangents_kept_as=self.tangents_kept_as,
             animation_source=self.animation_source,
         )
 

@@ -9,6 +9,7 @@ from ..bridge.animation_build import build_animations
 from ..codec.axes import inverse_or_identity
 from ..codec.errors import CodecError, Warnings
 from ..codec.formats.unigine.options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
+from ..codec.formats.unigine.conventions import TANGENT_ATTR
 from ..codec.formats.unigine.to_scene import rebase_animations
 from ._normals import normals_property
 from ._scaffold import ExportOperator, ImportOperator, file_handler, menu_entry
@@ -50,6 +51,7 @@ class EXPORT_SCENE_OT_unigine_mesh(bpy.types.Operator, ExportOperator):
                                                "a .anim of the same name")
 
     tangents = True          # Blender's MikkTSpace tangents feed the tangent quaternions
+    tangents_kept_as = TANGENT_ATTR      # unless the mesh keeps the file's own (export prefers those)
 
 
 def _armature(context, name: str):

@@ -73,6 +73,9 @@ def test_affine_inverse_is_the_inverse():
         assert axes.det3(m[:3, :3]) == pytest.approx(np.linalg.det(m[:3, :3]))
     with pytest.raises(np.linalg.LinAlgError):
         axes.affine_inverse(np.zeros((4, 4)))
+    for _ in range(200):                         # the written-out cross product is np.cross, bit for bit
+        u, v = rng.normal(size=3) * 10.0 ** rng.integers(-6, 6), rng.normal(size=3)
+        assert np.array_equal(axes._cross3(u, v), np.cross(u, v))
 
 
 def _cube(normals_at):
@@ -149,3 +152,194 @@ def test_split_fan_points_keeps_a_single_fan_mesh_as_it_is():
     before = m.corners.copy()
     assert welding.split_fan_points(m) == 0
     np.testing.assert_array_equal(m.corners, before)
+
+
+# -- Blender's edges seen from their two sides (the bridge's fast path) ------------------------
+def _blender_edges(c: np.ndarray) -> tuple[np.ndarray, int]:
+    """(corner_edge, edge count) as Blender numbers them: one edge per vertex pair of a face side."""
+    nxt = welding.next_corner(np.arange(0, len(c), 3), len(c))
+    a, b = c, c[nxt]
+    pair = np.minimum(a, b).astype(np.int64) * (int(c.max()) + 1) + np.maximum(a, b)
+    uniq, edge_of = np.unique(pair, return_inverse=True)
+    return edge_of.ravel().astype(np.int32), len(uniq)
+
+
+def _several_by_sides(tris: np.ndarray):
+    """None when edge_sides declines (edges of 3+ faces, disagreeing windings), else the answer."""
+    c = np.asarray(tris).ravel().astype(np.int32)
+    edge_of, n_edges = _blender_edges(c)
+    nxt = welding.next_corner(np.arange(0, len(c), 3), len(c))
+    sides = welding.edge_sides(c, nxt, edge_of, n_edges)
+    if sides is None:
+        return None
+    return welding.several_fans_by_sides(c, nxt, sides, int(c.max()) + 1)
+
+
+@pytest.mark.parametrize("tris,want", [
+    (TETRA, False),
+    (_grid(5), False),
+    (np.array([[0, 1, 2], [0, 3, 4]]), True),
+    (np.r_[TETRA, np.where(TETRA == 0, 0, TETRA + 3)], True),
+    (np.r_[_grid(3), [[4, 9, 10]]], True),
+    (np.r_[TETRA, [[0, 4, 5], [0, 5, 6]]], True),               # a closed fan and an open one at 0
+    (np.array([[0, 1, 2]]), False),                             # one face
+    (np.array([[0, 1, 2], [0, 2, 3], [0, 3, 1]]), False),       # an open cone: one fan, no border at 0
+])
+def test_walk_over_blender_edges_finds_points_where_faces_meet_without_an_edge(tris, want):
+    assert _several_by_sides(tris) == want == _labelled(tris)
+
+
+def test_edge_sides_declines_edges_of_three_faces_and_disagreeing_windings():
+    assert _several_by_sides(np.array([[0, 1, 2], [1, 0, 3], [0, 1, 4]])) is None     # three faces on 0-1
+    assert _several_by_sides(np.array([[0, 1, 2], [0, 1, 3]])) is None                # both run 0 -> 1
+    assert _several_by_sides(np.array([[0, 1, 2], [1, 0, 3]])) is False               # opposite: accepted
+
+
+def test_walk_over_blender_edges_agrees_with_the_labelling_on_random_triangles():
+    rng = np.random.default_rng(11)
+    answers = []
+    for k in range(3000):
+        if k % 2:                               # any triangles
+            nv, nf = int(rng.integers(3, 12)), int(rng.integers(1, 14))
+            tris = np.array([rng.choice(nv, 3, replace=False) for _ in range(nf)])
+        else:                                   # part of a grid with two points merged: pinches
+            tris = _grid(4)[rng.random(18) < 0.6]
+            a, b = rng.choice(16, 2, replace=False)
+            tris = np.where(tris == b, a, tris)
+            tris = tris[(tris[:, 0] != tris[:, 1]) & (tris[:, 1] != tris[:, 2]) & (tris[:, 2] != tris[:, 0])]
+            if not len(tris):
+                continue
+        got = _several_by_sides(tris)
+        if got is not None:                     # accepted meshes: exact, both ways
+            assert got == _labelled(tris), tris.tolist()
+            answers.append(got)
+    assert answers.count(True) > 300 and answers.count(False) > 150
+
+
+def test_sharp_edges_by_sides_match_the_sorted_pairs():
+    rng = np.random.default_rng(2)
+    tris = _grid(7)
+    c = tris.ravel().astype(np.int32)
+    faces = np.arange(0, len(c), 3)
+    edge_of, n_edges = _blender_edges(c)
+    nxt = welding.next_corner(faces, len(c))
+    side = welding.edge_sides(c, nxt, edge_of, n_edges)
+    for groups in (rng.integers(0, 4, len(tris)).astype(np.uint32),
+                   np.ones(len(tris), np.uint32), np.zeros(len(tris), np.uint32)):
+        sharp, flat = welding.sharp_edges_by_sides(groups, side, faces, len(c))
+        per_corner, flat_ref = welding.sharp_from_groups(groups, faces, len(c), welding.edge_pairs(c, nxt))
+        want = np.zeros(n_edges, bool)
+        want[edge_of[per_corner]] = True
+        np.testing.assert_array_equal(sharp, want)
+        np.testing.assert_array_equal(flat, flat_ref)
+    assert sharp.dtype == bool and not sharp.any() and flat.all()
+
+
+@pytest.mark.parametrize("faces,n", [(np.arange(0, 12, 3), 12), (np.array([0, 4]), 6),
+                                     (np.array([0, 3, 7]), 12), (np.zeros(0, int), 0)])
+def test_next_corner_wraps_each_face(faces, n):
+    sizes = np.diff(np.r_[faces, n])
+    want = np.concatenate([np.roll(np.arange(s, s + k), -1) for s, k in zip(faces, sizes)] or [np.zeros(0, int)])
+    np.testing.assert_array_equal(welding.next_corner(faces, n), want)
+
+
+# -- welding by a hash table -----------------------------------------------------------------
+def _points_reference(p: np.ndarray):
+    """The slow answer: exact sort of the rows (with -0.0 as 0.0)."""
+    q = np.ascontiguousarray(np.asarray(p, np.float32) + np.float32(0.0))
+    _, first, inv = np.unique(q.view(np.dtype((np.void, q.strides[0]))).ravel(), return_index=True,
+                              return_inverse=True)
+    return first[inv.ravel()]
+
+
+@pytest.mark.parametrize("rows", [
+    np.zeros((0, 3), np.float32),                                                    # empty
+    np.array([[0.0, 0, 0]], np.float32),                                             # one
+    np.array([[0.0, -0.0, 0], [-0.0, 0.0, -0.0], [1, 2, 3], [1, 2, 3]], np.float32),  # signed zeros weld
+    np.array([[np.nan, 0, 0], [np.nan, 0, 0], [np.inf, 0, 0], [1e-45, 0, 0], [0, 0, 0]], np.float32),
+    np.random.default_rng(0).integers(0, 40, (20000, 3)).astype(np.float32),         # many repeats
+    np.random.default_rng(1).random((5000, 7), np.float32).repeat(3, axis=0)[::-1],  # wide rows
+])
+def test_weld_points_joins_exactly_equal_rows_numbered_in_stored_order(rows):
+    ids, first = welding.weld_points(rows)
+    lowest = _points_reference(rows)
+    np.testing.assert_array_equal(first[ids], lowest)          # same points, each at its lowest row
+    assert (np.diff(first) > 0).all() and len(first) == len(set(lowest.tolist()))
+    if len(rows):
+        assert ids[0] == 0 and (np.diff(np.maximum.accumulate(ids)) <= 1).all()   # first seen, first numbered
+
+
+def test_weld_points_settles_rows_no_hash_tells_apart(monkeypatch):
+    monkeypatch.setattr(welding, "_MIX", (0, 0, 0))            # every row in one slot, every round
+    rows = np.random.default_rng(4).integers(0, 9, (3000, 3)).astype(np.float32)
+    ids, first = welding.weld_points(rows)
+    np.testing.assert_array_equal(first[ids], _points_reference(rows))
+
+
+def test_weld_keeps_the_faces_of_polygons_that_happen_to_have_three_corners_a_face():
+    pos = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0], [2, 0, 0]], np.float32)
+    corners = np.array([0, 1, 2, 3, 4, 5])                     # a quad and a 2-gon: 6 corners, 2 faces
+    new, source = welding.weld(pos, corners, np.array([0, 4]))
+    np.testing.assert_array_equal(pos[source[new]], pos[corners])
+    assert len(set(new[:4].tolist())) == 4
+
+
+@pytest.mark.parametrize("faces,n,want", [
+    (np.arange(0, 9, 3, dtype=np.uint32), 9, True), (np.arange(0, 9, 3, dtype=np.uint16), 9, True),
+    (np.array([0, 4]), 6, False), (np.array([0, 3, 5]), 9, False), (np.zeros(0, np.uint32), 0, True),
+    (np.arange(0, 3 * 40000, 3, dtype=np.uint16), 3 * 40000, False),     # wrapped uint16: not triangles
+])
+def test_triangle_starts(faces, n, want):
+    assert welding.triangle_starts(faces, n) is want
+
+
+def test_weld_leaves_out_points_no_face_uses():
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [5, 5, 5], [1, 0, 0], [0, 1, 0], [1, 1, 0]], np.float32)
+    for corners, want_points in (([0, 1, 2, 4, 6, 5], 4),       # (5, 5, 5) unused: left out
+                                 ([0, 1, 2, 0, 2, 6], 4)):      # only duplicates unused: all points stay
+        new, source = welding.weld(pos, np.array(corners), np.array([0, 3]))
+        assert len(source) == want_points and new.max() == want_points - 1
+        np.testing.assert_array_equal(pos[source[new]], pos[corners])
+        assert (np.diff(source) > 0).all()                      # numbered in the stored order
+
+
+def _shading(tris, groups, sharp=True):
+    c = np.asarray(tris).ravel().astype(np.int32)
+    edge_of, n_edges = _blender_edges(c)
+    faces = np.arange(0, len(c), 3, dtype=np.int32)
+    return welding.group_shading(c, faces, np.asarray(groups, np.uint32), int(c.max()) + 1, edge_of, n_edges,
+                                 sharp), c, edge_of, n_edges
+
+
+def test_group_shading_splits_points_where_faces_meet_without_an_edge():
+    tris = np.r_[TETRA, np.where(TETRA == 0, 0, TETRA + 3)]       # two closed fans at point 0
+    got, c, _, _ = _shading(tris, np.ones(len(tris)))
+    new_corners, source = got.split
+    assert len(source) == 8 and source[7] == 0 and got.sharp_edges is None
+    assert len(set(new_corners[c == 0].tolist())) == 2              # one vertex per fan
+
+
+@pytest.mark.parametrize("tris", [_grid(6),                                      # edge sides: no sort
+                                  np.r_[_grid(3), [[1, 4, 9]]]])                 # edge 1-4 of three faces: sorted
+def test_group_shading_marks_the_edges_between_groups(tris):
+    groups = (np.arange(len(tris)) % 3).astype(np.uint32)            # 0: flat faces
+    got, c, edge_of, n_edges = _shading(tris, groups)
+    assert got.split is None
+    faces = np.arange(0, len(c), 3)
+    by_corner, flat = welding.sharp_from_groups(groups, faces, len(c),
+                                                welding.edge_pairs(c, welding.next_corner(faces, len(c))))
+    want = np.zeros(n_edges, bool)
+    want[edge_of[by_corner]] = True
+    np.testing.assert_array_equal(got.sharp_edges, want)
+    np.testing.assert_array_equal(got.sharp_faces, flat)
+    assert want.any() and flat.any()
+    assert _shading(tris, groups, sharp=False)[0].sharp_edges is None
+
+
+def test_next_corner_of_triangles_is_a_read_only_prefix_of_one_kept_array():
+    big = welding.next_corner(np.arange(0, 300, 3), 300)
+    small = welding.next_corner(np.arange(0, 30, 3, dtype=np.uint32), 30)
+    np.testing.assert_array_equal(small, big[:30])
+    with pytest.raises(ValueError):
+        small[0] = 5
+    np.testing.assert_array_equal(welding.next_corner(np.arange(0, 6, 3), 6), [1, 2, 0, 4, 5, 3])

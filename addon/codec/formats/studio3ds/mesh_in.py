@@ -3,6 +3,7 @@
 The caller gives the matrix that takes the stored (world space) points to
 the mesh's local space (never a mirror: scene.py takes a mirrored 0x4160 out
 with an X flip, as lib3ds does), so the face order is kept as stored.
+MeshQueue builds the big meshes of a file two at a time.
 """
 from __future__ import annotations
 
@@ -13,12 +14,46 @@ import numpy as np
 from ... import axes, welding
 from ...errors import Warnings
 from ...option_rules import Normals
+from ...parallel import map_two
 from ...scene import Mesh
 from ...smoothing import smooth_normals
 from . import ids
 from .model import Chunk
 
 NORMAL_MODES = get_args(Normals)
+
+
+class MeshQueue:
+    """build_mesh for the meshes of a file: a mesh of many faces waits, and at `finish` the waiting
+    ones are built two at a time (parallel.map_two), each with warnings of its own that join the
+    file's in order; smaller meshes are built at once, as they come."""
+
+    BIG = 20_000            # faces
+
+    def __init__(self, material_slots: dict[str, int], warnings: Warnings, normals: str, stats: dict):
+        self.slots, self.w, self.normals, self.stats = material_slots, warnings, normals, stats
+        self.waiting: list[tuple[list, int, tuple]] = []
+
+    def add(self, meshes: list, name: str, tri: Chunk, to_local: np.ndarray, path: str) -> None:
+        """Append the mesh (or its place, filled by `finish`) to `meshes`."""
+        fc = tri.find(ids.FACE_ARRAY)
+        if fc is None or len(fc.data) < self.BIG:
+            meshes.append(build_mesh(name, tri, to_local, self.slots, self.w, path, self.normals, self.stats))
+            return
+        self.waiting.append((meshes, len(meshes), (name, tri, to_local, path)))
+        meshes.append(None)
+
+    def finish(self) -> None:
+        def one(args):
+            w, stats = Warnings(), {}
+            return build_mesh(*args[:3], self.slots, w, args[3], self.normals, stats), w, stats
+        done = map_two(one, [args for _, _, args in self.waiting])
+        for (meshes, k, _), (mesh, w, stats) in zip(self.waiting, done):
+            meshes[k] = mesh
+            self.w.extend(w)
+            for key, n in stats.items():
+                self.stats[key] = self.stats.get(key, 0) + n
+        self.waiting = []
 
 
 def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, path: str) -> np.ndarray:
@@ -42,7 +77,8 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     fc = tri.find(ids.FACE_ARRAY)
     faces = fc.data if fc is not None else np.zeros((0, 4), np.uint16)
     nf = len(faces)
-    tris = faces[:, :3].astype(np.int64)
+    tris = np.empty((nf, 3), np.intp)            # intp: gathers through it need no conversion
+    tris[...] = faces[:, :3]                     # one pass, straight from the stored uint16
     if not nf or int(tris.max()) < nv:
         keep = slice(None)                       # the usual case: no copies through a mask
     else:
@@ -57,9 +93,9 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
         if sg is not None:
             groups = _fit(sg.data, nf, "smoothing groups", warnings, sg.offset, path + "/FACES/SMOOTHING")
         for g in fc.find_all(ids.MSH_MAT_GROUP):
-            idx = g.data.faces.astype(np.int64)
-            bad = idx >= nf
-            if bad.any():
+            idx = g.data.faces.astype(np.intp)
+            bad = idx >= nf if len(idx) and int(idx.max()) >= nf else None
+            if bad is not None:
                 warnings.warn(f"material {g.data.name!r} lists {int(bad.sum())} faces past the {nf} stored; ignored",
                               g.offset, path + "/FACES/MATERIAL_GROUP")
                 idx = idx[~bad]
@@ -67,10 +103,12 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
                 warnings.warn(f"material {g.data.name!r} is not defined in the file", g.offset, path)
             slot_of_face[idx] = len(slots)
             slots.append(material_slots.get(g.data.name, -1))
-    if (slot_of_face < 0).any() and slots:
-        slot_of_face[slot_of_face < 0] = len(slots)
+    unset = slot_of_face < 0
+    if slots and unset.any():
+        slot_of_face[unset] = len(slots)
         slots.append(-1)
-    slot_of_face[slot_of_face < 0] = 0
+    else:
+        slot_of_face[unset] = 0
 
     tris = tris[keep]
     with np.errstate(over="ignore", invalid="ignore"):
@@ -81,7 +119,7 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     if not np.isfinite(positions).all():
         warnings.warn("non-finite or overflowing vertex coordinates set to 0", tri.offset, path + "/VERTICES")
         positions = np.nan_to_num(positions, nan=0.0, posinf=0.0, neginf=0.0)
-    corners = tris.ravel().astype(np.uint32)
+    corners = tris.ravel()
     mesh = Mesh(name=name, positions=positions, corners=corners,
                 faces=np.arange(0, len(corners), 3, dtype=np.uint32))
     kept_groups = groups[keep]
@@ -103,6 +141,7 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     if color is not None:
         mesh.extras["3ds_color"] = int(color)
     if normals == "KEEP":
+        mesh.corners = corners.astype(np.uint32)
         mesh.normals = smooth_normals(positions, tris, kept_groups)
     else:
         _weld(mesh, kept_groups, normals == "EXACT", stats if stats is not None else {})
@@ -122,8 +161,8 @@ def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict) -> None:
     stats["corners"] = stats.get("corners", 0) + len(mesh.corners)
     # only at vertices with more than one mask can the two differ; every face there is compared
     odd = welding.mixed_corners(mesh.corners, mesh.faces, groups)
-    sel = odd.reshape(-1, 3).any(1)
-    if sel.any():
+    sel = odd.reshape(-1, 3).any(1) if odd.any() else None
+    if sel is not None:
         sub = mesh.corners.reshape(-1, 3).astype(np.int64)[sel]
         faces = np.arange(0, sub.size, 3)
         edges = welding.edge_pairs(sub.ravel(), welding.next_corner(faces, sub.size))

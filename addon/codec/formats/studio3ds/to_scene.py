@@ -25,7 +25,7 @@ from .camroll import orient_target, target_axes
 from .conventions import X_FLIP
 from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
 from .materials import TextureFinder, build_material
-from .mesh_in import NORMAL_MODES, build_mesh
+from .mesh_in import NORMAL_MODES, MeshQueue
 from .model import Chunk, Model
 from .options import ImportOptions
 from .tracks_in import node_channels
@@ -71,6 +71,7 @@ class _Builder:
         self.chunk_roll: dict[int, float] = {}          # keyframer camera node -> its 0x4700 roll
         self.roll_channels: list[Channel] = []          # the targets' baked orientation (camroll.py)
         self.weld_stats: dict[str, int] = {}
+        self.mesh_queue = MeshQueue(self.mat_slots, warnings, options.normals, self.weld_stats)
         if options.normals not in NORMAL_MODES:
             raise ValueError(f"normals must be one of {', '.join(NORMAL_MODES)}, not {options.normals!r}")
         if self.ed is None:
@@ -105,8 +106,7 @@ class _Builder:
         if key not in self.mesh_cache:
             path = f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH'
             self.mesh_cache[key] = len(self.sc.meshes)
-            self.sc.meshes.append(build_mesh(name, tri, to_local, self.mat_slots, self.w, path,
-                                             self.opt.normals, self.weld_stats))
+            self.mesh_queue.add(self.sc.meshes, name, tri, to_local, path)
         return self.mesh_cache[key]
 
     def _object_flags(self, node: Node, obj: Chunk) -> None:
@@ -373,6 +373,7 @@ def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene
             anim.channels += b.roll_channels
         if anim.channels:
             sc.animations.append(anim)
+    b.mesh_queue.finish()
     _report_welding(b.weld_stats, warnings)
     if options.apply_transform:
         _apply_transforms(sc)

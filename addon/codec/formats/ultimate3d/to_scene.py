@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import animation
 from ...errors import Warnings
-from ...welding import split_fan_points, weld_by_normals
+from ...meshops import split_fan_points, weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
 from .conventions import FILE_NAME, SWAP, matrix_to_blender

@@ -15,8 +15,8 @@ import numpy as np
 
 from ... import axes
 from ...errors import FormatError, Warnings
+from ...meshops import split_fan_points, weld_by_normals
 from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
-from ...welding import split_fan_points, weld_by_normals
 from . import pose, tangent
 from .conventions import BASIS, COLOR_NAME, ORDER_PROP, REST_KEY, SIGN_ATTR, TANGENT_ATTR, UV_NAMES, uv_to_blender
 from .model import R_BIT, S_BITS, T_BITS, WEIGHT_SCALE, AnimFile, MeshFile, Surface, Track

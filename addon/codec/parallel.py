@@ -1,0 +1,40 @@
+"""Numpy work on several meshes at once: the calling thread and one kept worker thread share it
+(numpy lets go of Python's lock inside its loops, so two cores can work). The worker is made once
+and kept: starting a thread costs milliseconds on a busy machine."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_WORKER: ThreadPoolExecutor | None = None
+
+
+def map_two(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """[fn(x) for x in items], on this thread and the worker, each taking the next item when it is
+    free (a slow item does not hold the other thread up); an exception is raised here, the first
+    in item order, as the loop would raise it."""
+    global _WORKER
+    if len(items) < 2:
+        return [fn(x) for x in items]
+    if _WORKER is None:
+        _WORKER = ThreadPoolExecutor(1, thread_name_prefix="lgf-numpy")
+    results: list = [None] * len(items)
+    errors: dict[int, Exception] = {}
+    order = iter(range(len(items)))          # shared: next() on it is atomic under Python's lock
+
+    def drain() -> None:
+        for k in order:
+            try:
+                results[k] = fn(items[k])
+            except Exception as e:              # noqa: BLE001  (raised below, in item order)
+                errors[k] = e
+
+    theirs = _WORKER.submit(drain)
+    drain()
+    theirs.result()
+    if errors:
+        raise errors[min(errors)]
+    return results
