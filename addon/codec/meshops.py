@@ -20,11 +20,12 @@ import numpy as np
 from .meshops_rows import group as group_rows, unique_in_order
 from .scene import Mesh
 from .smoothing import smooth_normals
-from .welding import (components, edge_pairs, face_normals, next_corner, sharp_from_groups, split_vertices, unit,
-                      weld, weld_by_normals, weld_ids, weld_points)
+from .welding import (components, edge_pairs, face_normals, next_corner, sharp_from_groups, split_fan_points,
+                      split_vertices, unit, weld, weld_by_normals, weld_ids, weld_points)
 
 __all__ = ["triangulate", "all_triangles", "face_normals", "vertex_normals", "unit", "split_corners",
-           "group_rows", "weld", "weld_ids", "weld_points", "weld_by_normals", "split_vertices", "components",
+           "group_rows", "weld", "weld_ids", "weld_points", "weld_by_normals", "split_fan_points", "split_vertices",
+           "components",
            "edge_pairs", "next_corner", "sharp_from_groups", "smooth_normals",
            "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe"]
 

@@ -417,3 +417,18 @@ def test_file_scene_file_keeps_what_the_file_said(tmp_path):
         assert (x.name, x.i_parent, x.bone_frame, x.pass_on_bone_frame, x.extra) == \
             (y.name, y.i_parent, y.bone_frame, y.pass_on_bone_frame, y.extra)
         assert y.mesh_to_bone == pytest.approx(x.mesh_to_bone, abs=1e-6)
+
+
+def test_shape_keys_over_a_range_longer_than_the_bake_limit_are_refused(tmp_path):
+    """U3D holds vertex animation as one mesh per frame: a claimed 262,150-frame range is an error, not
+    262,150 meshes (tests/fuzz_cases/u3d-d67a03b37e has such a range on bones)."""
+    from addon.codec.errors import UnsupportedFeature
+    m = grid("Wave", 3)
+    m.shape_keys = [ShapeKey("Basis", m.positions), ShapeKey("up", m.positions + np.float32([0, 0, 1]))]
+    sc = one_mesh_scene(m)
+    f = np.array([0.0, 1.0, 262_149.0])
+    sc.animations = [Animation("A", 0, 262_149, channels=[
+        Channel(0, 'key_blocks["up"].value', f, np.array([[0.0], [1.0], [0.0]]))])]
+    with pytest.raises(UnsupportedFeature, match="U3D stores a mesh per frame"):
+        save(sc, tmp_path / "w.u3d")
+    assert not (tmp_path / "w.u3d").exists()

@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from ... import animation
 from ...axes import apply_points, inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
 from ...option_rules import choices
@@ -45,6 +46,11 @@ class _Exporter:
             warnings.warn("only the first armature is exported (a .u3d model has one skeleton)")
         self.arm = self.arm_nodes[0] if self.arm_nodes else -1
         self.line = timeline(scene)
+        for anim, _, frames in self.line.parts:
+            if len(frames) > animation.MAX_BAKED_SPAN and any(c.interpolation != "LINEAR" for c in anim.channels):
+                warnings.warn(f"animation {anim.name!r} runs {len(frames)} frames (more than "
+                              f"{animation.MAX_BAKED_SPAN}): written at its key frames only, between which "
+                              f"U3D plays straight lines")
         self.shape_key_nodes: set[int] = set()       # nodes whose shape-key animation became frames
         self.frame_object_nodes: set[int] = set()    # one object per frame, shown in turn
 
