@@ -115,10 +115,10 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
         if len({len(v) for v in stack}) != 1:
             raise UnsupportedFeature(f"{ob.name}: the vertex count changes during the animation; cannot bake frames")
         mesh = scene.meshes[scene.nodes[i].data]
-        if "baked_frames" not in mesh.extras:
-            mesh.shape_keys, mesh.extras["baked_frames"], mesh.extras["baked_animation"] = [], [], []
-        mesh.extras["baked_frames"] += [int(f) for f in frames]
-        mesh.extras["baked_animation"] += [number] * len(frames)
+        if not mesh.baked_frames:
+            mesh.shape_keys, mesh.baked_frames, mesh.baked_animation = [], [], []
+        mesh.baked_frames += [int(f) for f in frames]
+        mesh.baked_animation += [number] * len(frames)
         mesh.shape_keys += [ShapeKey(f"{take.name} {int(f)}", v) for f, v in zip(frames, stack)]
     if o.source_keys:
         curves: dict[int, dict] = {}

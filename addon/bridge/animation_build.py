@@ -1,9 +1,9 @@
 """Scene Animations -> actions on objects, pose bones, object data and shape keys.
 
-An Animation becomes one action per animated ID. Its `extras["placement"]`
-says where it goes: "ACTIVE" (default: the ID's active action, or an NLA
-strip when the ID already has one), "NLA" (a strip at frame_start) or
-"STASH" (kept with a fake user only). NLA strips are laid one after another
+An Animation becomes one action per animated ID. Its `placement` says
+where it goes: "ACTIVE" (default: the ID's active action, or an NLA strip
+when the ID already has one), "NLA" (a strip at frame_start) or "STASH"
+(kept with a fake user only). NLA strips are laid one after another
 (codec.animation.layout) and hold nothing before or after themselves, so
 each plays alone.
 """
@@ -75,7 +75,7 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     actions = []
     stripped: dict = {}         # owner pointer -> (owner, [(action placed on a strip, (path, index) keyed)])
     # NLA strips one after another, never overlapping: each animation plays alone
-    placed = [a for a in scene.animations if a.extras.get("placement") == "NLA"]
+    placed = [a for a in scene.animations if a.placement == "NLA"]
     starts = dict(zip(map(id, placed), animation.layout(placed)))
     if placed and scene.frame_end is not None:
         last = max(starts[id(a)] + animation.frame_span(a)[1] - 1 for a in placed)
@@ -139,7 +139,7 @@ def _finish(action, anim: Animation, owner, start: float) -> bool:
     for mk in anim.markers:
         action.pose_markers.new(mk.name).frame = int(mk.frame)
     extras = dict(anim.extras)
-    placement = extras.pop("placement", "ACTIVE")
+    placement = anim.placement
     if anim.fps:
         extras["fps"] = anim.fps
     props.store(action, extras)

@@ -57,7 +57,7 @@ class _Collector:
             m = self._evaluated(ob)            # a curve, text, surface or metaball: its evaluated mesh
         elif not shaping or not self.o.apply_modifiers:
             # nothing to evaluate: the datablock itself holds the rest shape (basis, unskinned)
-            m = read_mesh(ob.data, self.o.triangulate, self.o.tangents)
+            m = read_mesh(ob.data, self.o.triangulate, self.o.tangents, self.o.tangents_kept_as)
         else:
             with _rest_state(self.context, ob):
                 m = self._evaluated(ob, preserve_all_data_layers=True)
@@ -76,7 +76,7 @@ class _Collector:
         src = ob.evaluated_get(depsgraph)
         me = src.to_mesh(depsgraph=depsgraph, **kw)
         try:
-            return read_mesh(me, self.o.triangulate, self.o.tangents)
+            return read_mesh(me, self.o.triangulate, self.o.tangents, self.o.tangents_kept_as)
         finally:
             src.to_mesh_clear()
 
@@ -159,8 +159,10 @@ def _rest_state(context, ob):
             context.view_layer.update()
 
 
-def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
-    """Bulk read of a bpy mesh into a Scene Mesh (triangulated through loop_triangles)."""
+def read_mesh(me, triangulate: bool, tangents: bool = False, tangents_kept_as: str = "") -> Mesh:
+    """Bulk read of a bpy mesh into a Scene Mesh (triangulated through loop_triangles).
+    tangents_kept_as: when the mesh has this corner attribute, the format writes it and not
+    Blender's tangents, so MikkTSpace (most of a large export's time) is skipped."""
     V, L, P = len(me.vertices), len(me.loops), len(me.polygons)
     pos = _bulk(me, "position", me.vertices, "co", V, 3, np.float32)
     loop_vert = _bulk(me, ".corner_vert", me.loops, "vertex_index", L, 1, np.int32)
@@ -186,7 +188,8 @@ def read_mesh(me, triangulate: bool, tangents: bool = False) -> Mesh:
     m = Mesh(name=me.name, positions=pos, corners=loop_vert[corner_src].astype(np.uint32),
              faces=starts, normals=normals[corner_src], face_material=mat_index[face_src])
     _read_sharp(me, m, corner_src, face_src, L, P)
-    if tangents and me.uv_layers and L:
+    kept = me.attributes.get(tangents_kept_as) if tangents_kept_as else None
+    if tangents and me.uv_layers and L and (kept is None or kept.domain != "CORNER"):
         # MikkTSpace from the active UV map; it needs faces of 3 or 4 corners
         sizes = np.empty(P, np.int32)
         me.polygons.foreach_get("loop_total", sizes)

@@ -93,8 +93,8 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
         elif kind == "ARMATURE":
             data = arm_data[node.data]
         obj = bpy.data.objects.new(node.name, data)
-        if obj.name != node.name:
-            obj["source_name"] = node.name
+        if node.source_name or obj.name != node.name:
+            obj["source_name"] = node.source_name or node.name
         coll_for(node.collection).objects.link(obj)
         obj.hide_viewport = obj.hide_render = node.hide
         if hasattr(obj, "visible_shadow"):

@@ -39,6 +39,7 @@ class CollectOptions(ExportContent):
                                    items=ANIMATION_SOURCES)
     source_keys: bool = True              # plain keyed curves keep their own key frames (action_keys)
     tangents: bool = False                # corner_attributes "tangent" (C, 3) and "bitangent_sign" (C,)
+    tangents_kept_as: str = ""            # a corner attribute the format prefers to MikkTSpace: a mesh with it skips that
     frame_start: int | None = None        # None = the scene's range
     frame_end: int | None = None
 

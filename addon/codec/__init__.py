@@ -55,8 +55,8 @@ def load(path: str | Path, fmt: str = "", **options) -> Scene:
     """Read any supported file into a Scene. Warnings are in `scene.warnings`."""
     spec, model, warnings = read_model(path, fmt, **options)
     scene = spec.to_scene(model, options_for(spec.import_options, options), warnings)
-    scene.metadata.setdefault("format", spec.name)
-    scene.metadata.setdefault("version", spec.version(model))
+    scene.source_format = scene.source_format or spec.name
+    scene.source_version = scene.source_version or str(spec.version(model))
     scene.warnings = warnings.as_list()
     return scene
 
@@ -65,7 +65,7 @@ def rebase(scene: Scene, rest: dict) -> list[str]:
     """Re-express the bone keys of a loaded animation against another armature's rest pose
     (parent-local 4x4 matrices by bone name), for formats whose keys depend on their own rest;
     returns the warnings (bones that are missing on either side)."""
-    spec = find_format("", scene.metadata.get("format", ""))
+    spec = find_format("", scene.source_format)
     if spec.rebase is None:
         raise UnsupportedFeature(f"{spec.label} animations cannot be moved onto another armature")
     warnings = Warnings()
@@ -138,8 +138,8 @@ def info(path: str | Path, fmt: str = "", **options) -> dict:
             "shape_keys": len(m.shape_keys),
         })
     return {
-        "format": scene.metadata.get("format", ""),
-        "version": str(scene.metadata.get("version", "")),
+        "format": scene.source_format,
+        "version": scene.source_version,
         "meshes": meshes,
         "materials": [m.name for m in scene.materials],
         "bones": sum(len(a.bones) for a in scene.armatures),

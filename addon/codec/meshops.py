@@ -1,4 +1,10 @@
-"""Mesh repairs that keep a Scene mesh safe to hand to Blender.
+"""The one mesh kernel every format calls: fan triangulation, face and vertex normals, the
+corner -> vertex split, welding, and the repairs that keep a Scene mesh safe for Blender.
+
+The corner -> vertex split has one output-order rule: distinct values are ordered by the
+vertex that first uses them, then by first use; a mesh whose values never differ within a
+vertex keeps its vertex order. Welding lives in welding.py (re-exported here so that formats
+call this module only); the row grouping behind the split, in meshops_rows.py.
 
 Real files hold faces that repeat a vertex (``a a b``), faces with fewer than
 three corners, and corner indices past the vertex list. Blender either refuses
@@ -11,7 +17,69 @@ from __future__ import annotations
 
 import numpy as np
 
+from .meshops_rows import group as group_rows, unique_in_order
 from .scene import Mesh
+from .smoothing import smooth_normals
+from .welding import (components, edge_pairs, face_normals, next_corner, sharp_from_groups, split_fan_points,
+                      split_vertices, unit, weld, weld_by_normals, weld_ids, weld_points)
+
+__all__ = ["triangulate", "all_triangles", "face_normals", "vertex_normals", "unit", "split_corners",
+           "group_rows", "weld", "weld_ids", "weld_points", "weld_by_normals", "split_fan_points", "split_vertices",
+           "components",
+           "edge_pairs", "next_corner", "sharp_from_groups", "smooth_normals",
+           "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe"]
+
+
+def all_triangles(faces: np.ndarray, n_corners: int) -> bool:
+    """Whether every face is a triangle, in corner order (then triangle k is corners 3k..3k+2)."""
+    starts = np.asarray(faces)
+    if len(starts) == 0 or n_corners != 3 * len(starts):
+        return False
+    return bool((np.diff(starts.astype(np.int64)) == 3).all()) and int(starts[0]) == 0
+
+
+def triangulate(faces: np.ndarray, n_corners: int) -> tuple[np.ndarray, np.ndarray]:
+    """((T, 3) int64 corner indices, (T,) int64 face of each triangle): each n-gon becomes a fan
+    of n - 2 triangles around its first corner, faces in order; a face of fewer than three
+    corners gives none."""
+    starts = np.asarray(faces, np.int64)
+    nf = len(starts)
+    if all_triangles(starts, n_corners):
+        return np.arange(n_corners, dtype=np.int64).reshape(-1, 3), np.arange(nf, dtype=np.int64)
+    sizes = np.append(starts[1:], n_corners) - starts if nf else np.zeros(0, np.int64)
+    per = np.clip(sizes - 2, 0, None)
+    face = np.repeat(np.arange(nf, dtype=np.int64), per)
+    k = np.arange(len(face), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
+    s = starts[face]
+    return np.stack([s, s + k + 1, s + k + 2], 1), face
+
+
+def vertex_normals(positions: np.ndarray, tri_vertices: np.ndarray, count: int | None = None) -> np.ndarray:
+    """(count, 3) float32 area-weighted sums of the face normals at each vertex (not unit length:
+    `unit` them; a vertex no face uses, or only faces of zero area, stays zero). NaN positions
+    make NaN sums only at the vertices they touch."""
+    tris = np.asarray(tri_vertices, np.int64).reshape(-1, 3)
+    count = len(positions) if count is None else count
+    fn = face_normals(positions, tris) if len(tris) else np.zeros((0, 3), np.float32)
+    v = tris.reshape(-1)
+    rows = np.repeat(fn, 3, axis=0)
+    return np.stack([np.bincount(v, rows[:, c], minlength=count) for c in range(3)], 1).astype(np.float32)
+
+
+def split_corners(record: np.ndarray, vertex: np.ndarray, within_vertex: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The corner -> vertex split: corners of one vertex with the same bytes in `record` (one row per
+    corner, any dtype; or a list of such arrays side by side, which need not be copied into one)
+    become one vertex. -> (first corner of each vertex, vertex index per corner).
+    within_vertex=False: corners of different vertices with the same bytes are one too (UNIGINE's
+    triangle vertices, which its coordinate vertices do not bind).
+
+    Vertices are ordered by the `vertex` (the mesh vertex, or the file's coordinate vertex) of
+    their first corner, then by first corner: a mesh whose corners agree within each vertex keeps
+    its order. Equal means equal bytes (-0.0 and 0.0 differ; NaNs with equal bits are equal).
+    Linear time: rows are hashed, never trusted without a byte comparison."""
+    return unique_in_order(record if isinstance(record, (list, tuple)) else np.asarray(record), vertex,
+                           within_vertex)
 
 
 def degenerate_faces(mesh: Mesh) -> np.ndarray:

@@ -62,6 +62,8 @@ class FormatSpec:
     # re-express the bone keys of a scene read from this format against another rest pose (parent-local
     # 4x4 matrices by bone name), for importing an animation onto an armature of the user's
     rebase: Callable[[Scene, dict, Warnings], None] | None = None
+    # a corner attribute (kept from import) that the format writes in place of Blender's tangents
+    tangent_attribute: str = ""
 
     @property
     def menu_label(self) -> str:

@@ -502,6 +502,22 @@ def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
     return off
 
 
+def split_fan_points(mesh) -> int:
+    """Where faces meet at a welded point without sharing an edge, Cycles smooths across them (dark
+    smears) though Blender's corner normals do not: give such a point a vertex per fan of faces, as
+    the 3DS import does. Corners keep their normals and sharp edges. Returns the vertices added."""
+    corners = np.asarray(mesh.corners)
+    if not len(corners):
+        return 0
+    e = edge_pairs(corners, next_corner(mesh.faces, len(corners)))
+    if not several_fans(corners, e, len(mesh.positions)):
+        return 0
+    new_corners, source = split_fans(corners, fan_labels(len(corners), e), len(mesh.positions))
+    added = len(source) - len(mesh.positions)
+    if added:
+        split_vertices(mesh, new_corners, source)
+    return added
+
 def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:
     """Give a Scene Mesh new corners over the vertices `source` picks: every per-vertex array
     (positions, attributes, shape keys, skin) follows."""

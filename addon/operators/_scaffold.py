@@ -65,6 +65,7 @@ def for_format(name: str):
         cls.bl_label = f"{side.title()} {spec.label}"
         cls.format_name = name
         cls.limits = spec.limits
+        cls.tangents_kept_as = spec.tangent_attribute
         cls.options_class = spec.import_options if side == "import" else spec.export_options
         cls.filename_ext = spec.extensions[0]
         own = cls.__dict__.get("__annotations__", {})
@@ -186,6 +187,7 @@ class ExportOperator(ExportHelper):
     options_class = None
     triangulate = True
     tangents = False
+    tangents_kept_as = ""
     bake_vertices = False
 
     global_scale: global_scale_property()
@@ -193,7 +195,7 @@ class ExportOperator(ExportHelper):
     def collect_options(self) -> bridge.CollectOptions:
         return replace(options_from(self, bridge.CollectOptions, _labelled(bridge.CollectOptions)), triangulate=self.triangulate,
                        global_matrix=global_matrix(self, to_file=True), bake_vertices=self.bake_vertices,
-                       tangents=self.tangents)
+                       tangents=self.tangents, tangents_kept_as=self.tangents_kept_as)
 
     def collect(self, context):
         """Blender -> Scene. Formats with special needs override this."""

@@ -15,7 +15,8 @@ class IMPORT_SCENE_OT_unigine_mesh(bpy.types.Operator, ImportOperator):
 class EXPORT_SCENE_OT_unigine_mesh(bpy.types.Operator, ExportOperator):
     """Export meshes as one UNIGINE mesh (ms11), with their armature; actions embedded or as .anim"""
 
-    tangents = True          # Blender's MikkTSpace tangents feed the tangent quaternions
+    tangents = True          # Blender's MikkTSpace tangents feed the tangent quaternions, unless the mesh keeps
+                             # the file's own (FormatSpec.tangent_attribute; export prefers those)
 
 
 @for_format("unigine-anim")

@@ -276,6 +276,27 @@ def test_export_uses_blenders_tangents(clean, tmp_path):
     assert np.abs(got_t - want_t.reshape(-1, 3)[loops]).max() < 2e-3
 
 
+def test_export_of_kept_tangents_skips_mikktspace_and_writes_the_same_file(lgf, clean, tmp_path):
+    """A mesh imported from UNIGINE keeps the file's tangents, which export prefers; so the bridge
+    does not ask Blender for MikkTSpace (most of a large export's time), and the file is the same."""
+    from importlib import import_module
+    collect = import_module(f"{lgf.__name__}.bridge.collect")
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=12, ring_count=6)
+    first = tmp_path / "first.mesh"
+    assert bpy.ops.export_scene.unigine_mesh(filepath=str(first)) == {"FINISHED"}
+    bpy.ops.wm.read_homefile(use_empty=True)
+    _import(first)
+    (ob,) = _objects("MESH")
+    kept = collect.read_mesh(ob.data, True, True, "unigine_tangent")
+    assert "unigine_tangent" in kept.corner_attributes and "tangent" not in kept.corner_attributes
+    assert "tangent" in collect.read_mesh(ob.data, True, True).corner_attributes      # without: MikkTSpace
+    again = tmp_path / "again.mesh"
+    assert bpy.ops.export_scene.unigine_mesh(filepath=str(again)) == {"FINISHED"}
+    opts = lgf.bridge.CollectOptions(tangents=True)             # MikkTSpace read, the kept ones written
+    lgf.codec.save(lgf.bridge.collect_scene(bpy.context, opts), tmp_path / "mikk.mesh")
+    assert again.read_bytes() == (tmp_path / "mikk.mesh").read_bytes()
+
+
 # -- a bind pose with scale (Blender bones rest unscaled) ---------------------------------------------------------
 def _trs(t, q_xyzw, s=(1, 1, 1)):
     """T @ R @ S from a quaternion in the file's x, y, z, w order."""

@@ -57,3 +57,185 @@ def test_every_format_gives_the_bridge_faces_it_can_drop(tmp_path, fmt):
     (warning,) = meshops.make_safe(odd)
     assert f"{DROPPED} degenerate faces" in warning
     assert len(odd.faces) == KEPT and not meshops.degenerate_faces(odd).any()
+
+
+# -- the kernel: triangulation, normals, the corner -> vertex split ------------------------------
+def _plain_fan(faces, n_corners):
+    """The definition: face by face, triangles (first, k, k + 1) around the first corner."""
+    ends = list(faces[1:]) + [n_corners]
+    tris, owner = [], []
+    for f, (s, e) in enumerate(zip(faces, ends)):
+        for k in range(s + 1, e - 1):
+            tris.append((s, k, k + 1))
+            owner.append(f)
+    return tris, owner
+
+
+@pytest.mark.parametrize("sizes", [[3, 3, 3], [4, 3, 5, 6], [5], [3, 2, 4, 1, 0, 3], [], [7, 3]])
+def test_triangulate_fans_every_face_in_order(sizes):
+    faces = np.cumsum([0] + sizes[:-1]).astype(np.uint32) if sizes else np.zeros(0, np.uint32)
+    n = int(sum(sizes))
+    tris, face = meshops.triangulate(faces, n)
+    want, owner = _plain_fan([int(f) for f in faces], n)
+    assert tris.dtype == np.int64 and tris.shape == (len(want), 3)
+    assert tris.tolist() == [list(t) for t in want] and face.tolist() == owner
+    assert meshops.all_triangles(faces, n) == (bool(sizes) and all(s == 3 for s in sizes))
+
+
+def test_face_normals_are_twice_the_area_along_the_winding():
+    pos = np.array([[0, 0, 0], [2, 0, 0], [0, 3, 0], [0, 0, 0]], np.float32)
+    fn = meshops.face_normals(pos, np.array([[0, 1, 2], [0, 2, 1], [0, 3, 1]]))
+    assert fn.tolist() == [[0, 0, 6], [0, 0, -6], [0, 0, 0]]      # a degenerate face: zero
+
+
+def test_vertex_normals_sum_area_weighted_faces_and_leave_unused_and_nan_vertices_apart():
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 2], [5, 5, 5], [np.nan, 0, 0]], np.float32)
+    tris = np.array([[0, 1, 2], [0, 3, 1], [1, 5, 2]])
+    vn = meshops.vertex_normals(pos, tris[:2])
+    # (0,0,1) * 1 from the first face, (0,2,0)... from the second: cross((0,0,2), (1,0,0)) = (0,2,0)
+    assert vn.tolist() == [[0, 2, 1], [0, 2, 1], [0, 0, 1], [0, 2, 0], [0, 0, 0], [0, 0, 0]]
+    vn = meshops.vertex_normals(pos, tris)
+    assert np.isnan(vn[[1, 2, 5]]).any(axis=1).all() and np.isfinite(vn[[0, 3, 4]]).all()
+    assert meshops.vertex_normals(pos, np.zeros((0, 3), np.int64)).shape == (6, 3)
+
+
+def _plain_split(record, vertex, within_vertex=True):
+    """The definition: distinct rows by bytes (and vertex, within_vertex), ordered by (vertex of the
+    first corner, first corner)."""
+    seen, firsts, label = {}, [], []
+    for i, row in enumerate(record):
+        key = (int(vertex[i]) if within_vertex else 0, np.ascontiguousarray(row).tobytes())
+        if key not in seen:
+            seen[key] = len(firsts)
+            firsts.append(i)
+        label.append(seen[key])
+    order = sorted(range(len(firsts)), key=lambda g: (int(vertex[firsts[g]]), firsts[g]))
+    rank = {g: r for r, g in enumerate(order)}
+    return [firsts[g] for g in order], [rank[g] for g in label]
+
+
+def test_split_orders_vertices_by_their_first_corner_within_each_vertex():
+    # vertex 1 first sees value 7, then 5, then 7 again (joins the first); vertex 0 sees 5 too
+    record = np.array([[7], [5], [9], [7], [5]], np.int32)
+    vertex = np.array([1, 1, 2, 1, 0])
+    first, index = meshops.split_corners(record, vertex)
+    assert (first.tolist(), index.tolist()) == _plain_split(record, vertex)
+    assert first.tolist() == [4, 0, 1, 2] and index.tolist() == [1, 2, 3, 1, 0]
+    # UNIGINE's triangle vertices: equal bytes are one vertex whatever the vertex, placed by its first user
+    first, index = meshops.split_corners(record, vertex, within_vertex=False)
+    assert (first.tolist(), index.tolist()) == _plain_split(record, vertex, False)
+    assert first.tolist() == [0, 1, 2] and index.tolist() == [0, 1, 2, 0, 1]
+
+
+def test_split_of_corners_that_agree_keeps_the_vertex_order():
+    vertex = np.array([2, 0, 1, 0, 2, 1])
+    record = np.array([[20], [0], [10], [0], [20], [10]], np.int32)
+    first, index = meshops.split_corners(record, vertex)
+    assert index.tolist() == vertex.tolist() and vertex[first].tolist() == [0, 1, 2]
+
+
+def test_split_compares_bytes_nan_and_signed_zero():
+    rows = np.array([[np.nan], [np.nan], [0.0], [-0.0]], np.float32)
+    first, index = meshops.split_corners(rows, np.zeros(4, np.int64))
+    assert index.tolist() == [0, 0, 1, 2]            # one NaN pattern: equal; -0.0 is not 0.0
+
+
+def test_split_of_nothing():
+    first, index = meshops.split_corners(np.zeros((0, 3), np.float32), np.zeros(0, np.int64))
+    assert first.shape == (0,) and index.shape == (0,)
+    first, index = meshops.split_corners([np.zeros((0, 2), np.int16), np.zeros((0, 2), np.float32)],
+                                         np.zeros(0, np.int64))
+    assert first.shape == (0,) and index.shape == (0,)
+
+
+def test_split_takes_columns_side_by_side_as_one_record():
+    rng = np.random.default_rng(5)
+    vertex = rng.integers(0, 50, 400)
+    normal = rng.integers(-2, 2, (400, 2)).astype(np.int16)
+    uv = rng.integers(0, 2, (400, 2)).astype(np.float32)
+    w = rng.integers(0, 2, (400, 3)).astype(np.float32)
+    stacked = np.concatenate([normal.view(np.uint8), uv.view(np.uint8), w.view(np.uint8)], 1)
+    for within in (True, False):
+        want = _plain_split(stacked, vertex, within)
+        first, index = meshops.split_corners([normal, uv, w], vertex, within)
+        assert (first.tolist(), index.tolist()) == want
+
+
+@pytest.mark.parametrize("within", [True, False])
+@pytest.mark.parametrize("smooth", [True, False])
+def test_split_of_a_large_mesh_matches_the_definition(smooth, within, monkeypatch):
+    """Large enough for the first-corner pass (most corners agree with their vertex's first: smooth)
+    or for plain hashing (most differ); a small table makes rows collide and go round again."""
+    from addon.codec import meshops_rows
+    rng = np.random.default_rng(7)
+    n_v, n_c = 3000, 20_000
+    vertex = rng.integers(0, n_v, n_c)
+    if smooth:
+        values = rng.integers(0, 1000, (n_v, 2))[vertex]
+        odd = rng.random(n_c) < 0.1                    # a tenth of the corners: seams
+        values[odd] = rng.integers(0, 3, (int(odd.sum()), 2))     # few values: repeats across vertices
+    else:
+        values = rng.integers(0, 4, (n_c, 2))
+    record = values.astype(np.float32)
+    monkeypatch.setattr(meshops_rows, "_PROBE", 256)
+    want = _plain_split(record, vertex, within)
+    for spare in (2, -8):
+        monkeypatch.setattr(meshops_rows, "_SPARE_BITS", spare)
+        first, index = meshops.split_corners(record, vertex, within)
+        assert (first.tolist(), index.tolist()) == want
+        first, index = meshops.split_corners([record[:, :1], record[:, 1:]], vertex, within)
+        assert (first.tolist(), index.tolist()) == want
+
+
+def test_split_takes_the_first_corner_pass_only_when_it_pays(monkeypatch):
+    from addon.codec import meshops_rows
+    calls = []
+    real = meshops_rows.representatives
+    monkeypatch.setattr(meshops_rows, "representatives", lambda w: calls.append(len(w)) or real(w))
+    monkeypatch.setattr(meshops_rows, "_PROBE", 64)
+    vertex = np.repeat(np.arange(1000), 6)
+    smooth = np.repeat(np.arange(1000, dtype=np.int32), 6)[:, None]
+    meshops.split_corners(smooth, vertex, within_vertex=False)
+    assert calls == [1000]                             # only each vertex's first corner was hashed
+    calls.clear()
+    meshops.split_corners(smooth, vertex)
+    assert calls == []                                 # within a vertex, first corners are distinct anyway
+    calls.clear()
+    meshops.split_corners(np.arange(6000, dtype=np.int32)[:, None], vertex)
+    assert calls == [6000]                             # nothing agrees: every corner hashed once
+
+
+def test_welding_is_reached_through_the_kernel():
+    from addon.codec import welding
+    assert meshops.weld is welding.weld and meshops.weld_ids is welding.weld_ids
+    assert meshops.face_normals is welding.face_normals and meshops.split_vertices is welding.split_vertices
+
+
+def test_row_grouping_survives_a_hash_collision(monkeypatch):
+    from addon.codec import meshops_rows
+    # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
+    monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 2)
+    rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
+    first, inverse = meshops_rows.group(rows)
+    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2]
+    first, order = meshops_rows.unique_in_order(rows, np.array([2, 1, 2, 0]))
+    assert first.tolist() == [3, 1, 0] and order.tolist() == [2, 1, 2, 0]
+
+
+@pytest.mark.parametrize("vertex_scale", [1, 70_000, 3_000_000])
+def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
+    from addon.codec import meshops_rows
+    rng = np.random.default_rng(vertex_scale)
+    # few distinct values, so rows repeat across and within vertices; large vertex numbers take the radix path
+    record = rng.integers(0, 3, (3000, 9)).astype(np.float32)
+    vertex = rng.integers(0, 400, 3000) * vertex_scale
+    want = _plain_split(record, vertex, within_vertex=False)
+    first, tri = meshops_rows.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
+    assert (first.tolist(), tri.tolist()) == want
+    # a tiny table makes most rows collide and go round again, then to the exact sort
+    monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 10)
+    real = meshops_rows._hash_rows
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: real(words, seed) & np.uint32(0xF0000000))
+    first, tri = meshops_rows.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
+    assert (first.tolist(), tri.tolist()) == want

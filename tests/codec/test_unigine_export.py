@@ -336,51 +336,8 @@ def test_tangents_follow_u_within_each_uv_island():
     assert sign.tolist() == [1.0] * len(sign)
 
 
-def test_row_grouping_survives_a_hash_collision(monkeypatch):
-    from addon.codec.formats.unigine import dedupe
-    # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
-    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
-    monkeypatch.setattr(dedupe, "_SORT_BELOW", 2)
-    rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
-    first, inverse = dedupe.group(rows)
-    assert first.tolist() == [0, 1, 3] and inverse.tolist() == [0, 1, 0, 2]
-    first, order = dedupe.unique_in_order(rows, np.array([2, 1, 2, 0]))
-    assert first.tolist() == [3, 1, 0] and order.tolist() == [2, 1, 2, 0]
-
-
-def _reference_unique_in_order(record: np.ndarray, vertex: np.ndarray):
-    """The plain definition: distinct rows by bytes, ordered by (vertex of first use, first use)."""
-    seen, firsts, label = {}, [], []
-    for i, row in enumerate(record):
-        key = row.tobytes()
-        if key not in seen:
-            seen[key] = len(firsts)
-            firsts.append(i)
-        label.append(seen[key])
-    order = sorted(range(len(firsts)), key=lambda g: (int(vertex[firsts[g]]), firsts[g]))
-    rank = {g: r for r, g in enumerate(order)}
-    return [firsts[g] for g in order], [rank[g] for g in label]
-
-
-@pytest.mark.parametrize("vertex_scale", [1, 70_000, 3_000_000])
-def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
-    from addon.codec.formats.unigine import dedupe
-    rng = np.random.default_rng(vertex_scale)
-    # few distinct values, so rows repeat across and within vertices; large vertex numbers take the radix path
-    record = rng.integers(0, 3, (3000, 9)).astype(np.float32)
-    vertex = rng.integers(0, 400, 3000) * vertex_scale
-    want = _reference_unique_in_order(record, vertex)
-    first, tri = dedupe.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
-    assert (first.tolist(), tri.tolist()) == want
-    # a tiny table makes most rows collide and go round again, then to the exact sort
-    monkeypatch.setattr(dedupe, "_SORT_BELOW", 10)
-    real = dedupe._hash_rows
-    monkeypatch.setattr(dedupe, "_hash_rows", lambda words, seed: real(words, seed) & np.uint32(0xF0000000))
-    first, tri = dedupe.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
-    assert (first.tolist(), tri.tolist()) == want
-
-
 def test_triangle_vertices_match_a_plain_de_duplication_on_a_mesh_with_seams():
+    from tests.codec.test_meshops import _plain_split
     from addon.codec.formats.unigine import from_scene as export, tangent
     rng = np.random.default_rng(11)
     pos = rng.integers(0, 4, (60, 3)).astype(np.float32)
@@ -395,13 +352,18 @@ def test_triangle_vertices_match_a_plain_de_duplication_on_a_mesh_with_seams():
     sc.add_node(S.Node("seams", "MESH", 0))
     m, _ = _export(sc)
     s = m.surfaces[0]
-    part = export._Part(sc, 0, mesh, -1, None, Warnings())
-    vertex = part.vertex
-    first, tri = _reference_unique_in_order(part.record, vertex)
+    from addon.codec.formats.unigine.geometry import corner_frames
+    vertex = mesh.corners.astype(np.int64)
+    # what the file holds per corner, as bytes: the quaternion, the UV (V flipped), the colour
+    quat = tangent.encode(*corner_frames(mesh, mesh.positions, np.arange(len(vertex)).reshape(-1, 3), np.eye(4)))
+    rgba = np.clip(np.round(mesh.colors["Color"] * 255), 0, 255).astype(np.uint8)
+    flipped = np.stack([uv[:, 0], 1 - uv[:, 1]], 1).astype(np.float32)
+    record = np.concatenate([quat.view(np.uint8), flipped.view(np.uint8), rgba], 1)
+    first, tri = _plain_split(record, vertex, within_vertex=False)
     assert s.tri_indices.tolist() == tri
     assert s.coord_indices.tolist() == vertex.tolist()       # every vertex used: the file keeps their numbers
-    frame = part.record.view(np.float32)[first]
-    np.testing.assert_array_equal(s.targets[0].tangents, tangent.encode(frame[:, 0:3], frame[:, 3:6], frame[:, 6]))
+    np.testing.assert_array_equal(s.targets[0].tangents, quat[first])
+    np.testing.assert_array_equal(s.colors, rgba[first])
     np.testing.assert_array_equal(s.uv0[:, 0], uv[first, 0])
     np.testing.assert_array_equal(s.uv0[:, 1], np.float32(1) - uv[first, 1].astype(np.float32))
     assert s.triangle_count < len(mesh.corners)            # some corners did merge
@@ -427,3 +389,31 @@ def test_tangent_quaternions_survive_decode_and_encode():
     step = np.minimum(np.abs(again - shorts).max(1), np.abs(-again - shorts).max(1))
     assert step.max() <= 1
     assert ((again[:, 3] < 0) == (shorts[:, 3] < 0)).all()
+
+
+def test_frames_without_a_second_normalization_match_within_one_step():
+    """corner_frames hands custom normals and kept tangents to tangent.encode as they are (encode
+    normalizes); normalizing them first as well, as export once did, gives the same quaternions
+    but for rounding: at most one 1/32767 step in a component."""
+    from addon.codec.formats.unigine import tangent
+    from addon.codec.formats.unigine.conventions import SIGN_ATTR, TANGENT_ATTR
+    from addon.codec.formats.unigine.geometry import corner_frames
+    rng = np.random.default_rng(3)
+    n_tri = 20_000
+    mesh = S.Mesh.from_triangles("m", rng.random((3 * n_tri, 3)).astype(np.float32),
+                                 np.arange(3 * n_tri).reshape(-1, 3))
+    normal = rng.normal(size=(3 * n_tri, 3)).astype(np.float32)
+    tan = rng.normal(size=(3 * n_tri, 3)).astype(np.float32)
+    unit = normal / np.linalg.norm(normal, axis=1, keepdims=True)
+    mesh.normals = unit * rng.uniform(0.999, 1.001, (3 * n_tri, 1)).astype(np.float32)   # unit, but for rounding
+    mesh.corner_attributes[TANGENT_ATTR] = tan
+    mesh.corner_attributes[SIGN_ATTR] = np.where(rng.random(3 * n_tri) < 0.5, -1, 1).astype(np.float32)
+    n, t, sign = corner_frames(mesh, mesh.positions, np.arange(3 * n_tri).reshape(-1, 3), np.eye(4))
+    assert n is not None and np.array_equal(n, mesh.normals)                  # handed on as they are
+    now = tangent.encode(n, t, sign)
+
+    def unit_rows(v):
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    before = tangent.encode(unit_rows(n), unit_rows(t), sign)
+    step = np.abs(now.astype(int) - before).max(axis=1)
+    assert step.max() <= 1 and (step == 0).mean() > 0.99

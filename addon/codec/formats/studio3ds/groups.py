@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...welding import components, face_normals, weld_ids
+from ...meshops import components, face_normals, weld_ids
 
 COS_SAME = 0.9995
 

@@ -11,30 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import axes, welding
+from ... import axes, meshops
 from ...scene import Mesh
-from ...smoothing import smooth_normals
 from . import ids
 from .groups import corners_agree, smoothing_groups
 from .model import Chunk, MaterialGroup, VertexFlags
 
 LIMIT = 65535
 DEFAULT_FACE_FLAGS = 0x7          # all three edges visible
-
-
-def triangulate(mesh: Mesh) -> np.ndarray:
-    """(T,) corner index of each triangle corner: a fan per polygon, in bulk."""
-    sizes = mesh.face_sizes
-    if len(sizes) == 0:
-        return np.zeros(0, np.int64)
-    if (sizes == 3).all():
-        return np.arange(len(mesh.corners))
-    starts = mesh.faces.astype(np.int64)
-    ntri = np.clip(sizes - 2, 0, None)
-    face = np.repeat(np.arange(len(sizes)), ntri)
-    k = np.arange(ntri.sum()) - np.repeat(np.cumsum(ntri) - ntri, ntri)
-    s = starts[face]
-    return np.column_stack([s, s + k + 1, s + k + 2]).ravel()
 
 
 def _face_values(mesh: Mesh, name: str, tri_face: np.ndarray, default: int) -> np.ndarray | None:
@@ -46,38 +30,16 @@ def _face_values(mesh: Mesh, name: str, tri_face: np.ndarray, default: int) -> n
 
 
 def split_at_uv_seams(vert: np.ndarray, uv: np.ndarray | None, nv: int):
-    """One 3DS vertex per distinct (vertex, UV) pair: (source vertex per new vertex, new index per corner, UVs).
-
-    Most corners of a vertex share one UV: those keep the vertex; only the seam corners are
-    sorted out, so the cost stays linear for ordinary meshes.
-    """
-    used = np.zeros(nv, bool)
-    used[vert] = True
-    new_of = np.cumsum(used) - 1
-    base = np.flatnonzero(used)
+    """One 3DS vertex per distinct (vertex, UV) pair (meshops.split_corners: vertices in order, a
+    vertex's UVs in the order of their first corner; unused vertices dropped): (source vertex per
+    new vertex, new index per corner, UVs)."""
     if uv is None:
-        return base, new_of[vert], None
+        used = np.zeros(nv, bool)
+        used[vert] = True
+        return np.flatnonzero(used), (np.cumsum(used) - 1)[vert], None
     uv = np.ascontiguousarray(uv, np.float32) + np.float32(0.0)      # -0.0 -> 0.0
-    key = uv.view(np.uint64).ravel()                  # both floats' bits as one word: 1-D work
-    rep = np.zeros(nv, np.uint64)
-    rep[vert] = key                                   # one representative UV per vertex
-    inv = new_of[vert]
-    uvs = rep[base].view(np.float32).reshape(-1, 2)
-    seam = key != rep[vert]
-    if not seam.any():
-        return base, inv, uvs
-    sv, sk = vert[seam], key[seam]
-    order = np.lexsort((sk, sv))
-    first = np.r_[True, (np.diff(sv[order]) != 0) | (np.diff(sk[order]) != 0)]
-    extra_id = np.cumsum(first) - 1
-    seam_inv = np.empty(len(order), np.int64)
-    seam_inv[order] = len(base) + extra_id
-    inv = inv.copy()
-    inv[seam] = seam_inv
-    firsts = order[first]
-    src = np.r_[base, sv[firsts]]
-    uvs = np.vstack([uvs, uv[seam][firsts]])
-    return src, inv, uvs
+    first, inv = meshops.split_corners(uv, vert)
+    return vert[first], inv, uv[first]
 
 
 def _parts(tris: np.ndarray) -> list[np.ndarray]:
@@ -100,8 +62,8 @@ def _sharp_agrees(mesh: Mesh, groups: np.ndarray, vert: np.ndarray, corner_of, f
     if mesh.sharp_edges is None or len(mesh.sharp_edges) != len(mesh.corners):
         return None
     faces = np.arange(0, len(vert), 3)
-    edges = welding.edge_pairs(vert, welding.next_corner(faces, len(vert)))
-    sharp, flat = welding.sharp_from_groups(groups, faces, len(vert), edges)
+    edges = meshops.edge_pairs(vert, meshops.next_corner(faces, len(vert)))
+    sharp, flat = meshops.sharp_from_groups(groups, faces, len(vert), edges)
     if mesh.sharp_faces is not None and not np.array_equal(np.asarray(mesh.sharp_faces, bool)[face_of_tri], flat):
         return False
     smooth = edges.manifold & ~flat[edges.a // 3] & ~flat[edges.b // 3]
@@ -124,7 +86,7 @@ def _groups(mesh: Mesh, face_of_tri, local, tris, normals, vert=None, corner_of=
                 # all flat: it still holds when each face's three corner normals agree
                 if corners_agree(normals.reshape(-1, 3, 3)):
                     return groups
-            elif (np.einsum("ij,ij->i", smooth_normals(local, tris, groups), normals) >= 0.999).all():
+            elif (np.einsum("ij,ij->i", meshops.smooth_normals(local, tris, groups), normals) >= 0.999).all():
                 return groups
     return smoothing_groups(local, tris, normals)
 
@@ -142,13 +104,13 @@ def _face_list(mesh: Mesh, name: str, face_of_tri, default: int, dtype) -> np.nd
 
 def mesh_chunks(mesh: Mesh, world: np.ndarray, material_names: list[str]) -> list[Chunk]:
     """One N_TRI_OBJECT chunk per part. `world` places the local mesh (written into 0x4160)."""
-    corner_of = triangulate(mesh)
-    nt = len(corner_of) // 3
-    if len(corner_of) == len(mesh.corners) and len(mesh.faces) == nt:
+    tri_corners, tri_face = meshops.triangulate(mesh.faces, len(mesh.corners))
+    nt = len(tri_corners)
+    if meshops.all_triangles(mesh.faces, len(mesh.corners)):
         corner_of = slice(None)                  # all triangles already: no copies through an index
         face_of_tri = slice(None)
     else:
-        face_of_tri = np.repeat(np.arange(len(mesh.faces)), np.clip(mesh.face_sizes - 2, 0, None))
+        corner_of, face_of_tri = tri_corners.reshape(-1), tri_face
     vert = mesh.corners[corner_of].astype(np.int64)
     uv = next(iter(mesh.uv_layers.values()), None)
     src_vert, inv, uvs = split_at_uv_seams(vert, None if uv is None else uv[corner_of], len(mesh.positions))

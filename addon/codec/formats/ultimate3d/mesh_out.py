@@ -1,12 +1,12 @@
 """One Scene mesh -> per-vertex U3D arrays, in bulk.
 
 Blender keeps normals and UVs per corner; U3D per vertex. A vertex is split
-only where its corners disagree (after normal compression, bit for bit): it
-keeps its place with the values of its first corner, and each further distinct
-value becomes a vertex after all of the mesh's own, in the order of its first
-corner. So a mesh read from a .u3d file comes back with its vertices in the same
-order, and an unused vertex keeps its place (with zero normal and UVs). Winding
-is reversed and V flipped back (the inverse of import_scene).
+only where its corners disagree (after normal compression, bit for bit), by
+meshops.split_corners: a vertex's distinct values follow each other in the
+order of their first corner, vertices in their order. So a mesh read from a
+.u3d file comes back with its vertices in the same order, and an unused vertex
+keeps its place (with zero normal and UVs). Winding is reversed and V flipped
+back (the inverse of import_scene).
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...axes import apply_normals, apply_points
+from ...meshops import all_triangles, split_corners, triangulate, vertex_normals
 from ...scene import Mesh as SMesh
 from . import normals as ncodec
 from .conventions import SWAP
@@ -24,32 +25,11 @@ UV_SET = re.compile(r"^UVMap(?:_([1-7]))?$")
 ATTR_SET = re.compile(r"^u3d_(?:texcoord|tangent_frame)([0-7])$")
 
 
-def triangulate(sm: SMesh) -> tuple[np.ndarray, np.ndarray]:
-    """-> (T, 3) corner indices (fan per polygon) and (T,) the face of each triangle."""
-    tris_c, face = _fan(sm)
-    return (np.arange(len(sm.corners), dtype=np.int64).reshape(-1, 3) if tris_c is None else tris_c), face
-
-
 def _fan(sm: SMesh) -> tuple[np.ndarray | None, np.ndarray]:
-    """triangulate(), with None for the corners when they already are triangles, in order."""
-    sizes = sm.face_sizes
-    if len(sizes) and np.all(sizes == 3):        # already triangles: nothing to fan
-        return None, np.arange(len(sizes))
-    n_tri = np.maximum(sizes - 2, 0)
-    face = np.repeat(np.arange(len(sizes)), n_tri)
-    start = sm.faces.astype(np.int64)[face]
-    k = np.arange(len(face)) - np.repeat(np.cumsum(n_tri) - n_tri, n_tri) + 1
-    return np.stack([start, start + k, start + k + 1], 1), face
-
-
-def vertex_normals(positions: np.ndarray, tris_v: np.ndarray) -> np.ndarray:
-    """Area-weighted smooth normals, for meshes that come without corner normals."""
-    p = positions.astype(np.float64)
-    fn = np.cross(p[tris_v[:, 1]] - p[tris_v[:, 0]], p[tris_v[:, 2]] - p[tris_v[:, 0]])
-    out = np.zeros_like(p)
-    for i in range(3):
-        np.add.at(out, tris_v[:, i], fn)
-    return out
+    """meshops.triangulate, with None for the corners when they already are triangles, in order."""
+    if all_triangles(sm.faces, len(sm.corners)):
+        return None, np.arange(len(sm.faces))
+    return triangulate(sm.faces, len(sm.corners))
 
 
 def _attributes(sm: SMesh) -> dict:
@@ -111,96 +91,20 @@ def _corner_sets(sm: SMesh, layout) -> list:
     return sets
 
 
-def _keys(packed: np.ndarray, sets: list) -> list[np.ndarray]:
-    """The corner values as raw integer words, a few (C,) columns: equal words = exactly equal values."""
-    keys = [np.ascontiguousarray(packed).view(np.int16 if packed.dtype.itemsize == 1 else np.int32).reshape(-1)]
-    for s in sets:
-        if s is not None:
-            words = s.view(np.int64 if s.shape[1] % 2 == 0 else np.int32)
-            keys += [words[:, j] for j in range(words.shape[1])]
-    return keys
+def _corner_values(packed: np.ndarray, sets: list) -> list[np.ndarray]:
+    """What a vertex's corners must agree on, bit for bit: the compressed normal and each set."""
+    return [packed.astype(np.int16, copy=False)] + [s for s in sets if s is not None]   # v1: whole words
 
 
-def _same(keys: list[np.ndarray], a: np.ndarray | None, keys_b: list[np.ndarray], b: np.ndarray) -> np.ndarray:
-    """Per pair: corner a[i] of `keys` and corner b[i] of `keys_b` hold the same values (a None: every
-    corner of `keys`, in order)."""
-    out = None
-    for k, kb in zip(keys, keys_b):
-        eq = (k if a is None else k[a]) == kb[b]
-        out = eq if out is None else np.logical_and(out, eq, out=out)
-    return out
-
-
-BLOCK = 1 << 16       # corners per step of a pass over all of them: its temporaries stay in cache
-
-
-def split_corners(corners: np.ndarray, keys: list[np.ndarray], n_vertex: int, rounds: int = 8
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Where a vertex's corners disagree: one more vertex per further distinct value.
-
-    -> (first corner of each vertex, len(corners) if unused; the first corner of each added vertex,
-    ascending; the corners that go to an added vertex; which one, as an index into the added).
-    A vertex keeps the values of its first corner. Round r finds the r-th distinct value of every
-    vertex still open in O(open corners): the first open corner, and the open corners equal to it.
-    What is still open after `rounds` rounds is grouped by a sort."""
-    n_c = len(corners)
-    first = np.full(n_vertex, n_c, np.intp)
-    for s in range(0, n_c, BLOCK):
-        np.minimum.at(first, corners[s:s + BLOCK], np.arange(s, min(s + BLOCK, n_c)))
-    open_ = [np.zeros(0, np.intp)]               # the corners that disagree with their vertex's first
-    for s in range(0, n_c, BLOCK):
-        same = _same([k[s:s + BLOCK] for k in keys], None, keys, np.take(first, corners[s:s + BLOCK]))
-        open_.append(s + np.flatnonzero(~same))
-    open_ = np.concatenate(open_)
-    heads, moved, moved_head = [], [], []
-    head = np.empty(n_vertex, np.intp)
-    for _ in range(1, rounds):
-        if not len(open_):
-            break
-        ov = corners[open_]
-        head[ov] = n_c
-        np.minimum.at(head, ov, open_)
-        h = head[ov]
-        same = _same(keys, open_, keys, h)
-        heads.append(open_[h == open_])
-        moved.append(open_[same])
-        moved_head.append(h[same])
-        open_ = open_[~same]
-    if len(open_):      # sort by (vertex, values, corner): a group's first corner is its head
-        cols = [k[open_] for k in keys]
-        ov = corners[open_]
-        order = np.lexsort([open_] + cols[::-1] + [ov])
-        start = np.zeros(len(order), bool)
-        start[0] = True
-        for c in [ov] + cols:
-            c = c[order]
-            start[1:] |= c[1:] != c[:-1]
-        group_head = open_[order][start]
-        heads.append(np.sort(group_head))
-        moved.append(open_[order])
-        moved_head.append(group_head[np.cumsum(start) - 1])
-    if not heads:
-        return first, np.zeros(0, np.intp), np.zeros(0, np.intp), np.zeros(0, np.intp)
-    heads = np.sort(np.concatenate(heads), kind="stable")   # sorted runs: a merge
-    index_of_head = np.empty(n_c, np.intp)
-    index_of_head[heads] = np.arange(len(heads))
-    moved_head = np.concatenate(moved_head)
-    return first, heads, np.concatenate(moved), index_of_head[moved_head]
-
-
-def _per_vertex(a: np.ndarray, first: np.ndarray, heads: np.ndarray, used: np.ndarray | None) -> np.ndarray:
-    """Per-corner rows -> per new vertex: each vertex's first corner's (zeros where `used` is False),
-    then each added vertex's first corner's."""
-    n_v = len(first)
-    out = np.empty((n_v + len(heads),) + a.shape[1:], a.dtype)
-    if used is None:
-        np.take(a, first, axis=0, out=out[:n_v])
-    elif not len(a):
-        out[:n_v] = 0
+def _per_vertex(a: np.ndarray, rows: np.ndarray, unused_at: np.ndarray) -> np.ndarray:
+    """Per-corner rows -> per new vertex: the given rows, zeros at the unused vertices' places."""
+    out = np.zeros((len(rows) + len(unused_at),) + a.shape[1:], a.dtype)
+    if len(unused_at):
+        keep = np.ones(len(out), bool)
+        keep[unused_at] = False
+        out[keep] = a[rows]
     else:
-        np.take(a, first, axis=0, out=out[:n_v], mode="clip")
-        out[:n_v][~used] = 0
-    np.take(a, heads, axis=0, out=out[n_v:])
+        np.take(a, rows, axis=0, out=out)
     return out
 
 
@@ -217,31 +121,34 @@ def mesh_vertices(sm: SMesh, matrix: np.ndarray | None, normal_scalar: float, la
             cn = apply_normals(matrix, cn)
     else:
         tris_v = corners.reshape(-1, 3) if tris_c is None else corners[tris_c]
-        cn = vertex_normals(pos, tris_v)[corners].astype(np.float32)
+        cn = vertex_normals(pos, tris_v)[corners]
     if normal_scalar < 0:
         cn = -cn
     packed = ncodec.encode_xyz(cn[:, SWAP[0]], cn[:, SWAP[1]], cn[:, SWAP[2]], v1=v1)
     sets = _corner_sets(sm, layout)
-    n_v, n_c = len(pos), len(corners)
-    first, heads, moved, moved_to = split_corners(corners, _keys(packed, sets), n_v)
-    used = first < n_c
-    used = None if n_c and used.all() else used
-    n_new = n_v + len(heads)
-    source = np.concatenate([np.arange(n_v), corners[heads]])
+    n_v = len(pos)
+    first, new_of_corner = split_corners(_corner_values(packed, sets), corners)
+    source = corners[first]                      # ascending: the split keeps the vertex order
+    # an unused vertex keeps a place: after the vertices split from those before it
+    used = np.zeros(n_v, bool)
+    used[corners] = True
+    unused = np.flatnonzero(~used)
+    unused_at = np.searchsorted(source, unused) + np.arange(len(unused))
+    if len(unused):
+        shifted = np.arange(len(first)) + np.searchsorted(unused, source)
+        new_of_corner = shifted[new_of_corner]
+        full = np.empty(len(first) + len(unused), np.int64)
+        full[shifted], full[unused_at] = source, unused
+        source = full
+    n_new = len(source)
     positions = np.empty((n_new, 3), "<f4")
     for i, j in enumerate(SWAP):               # U3D axes
-        positions[:n_v, i] = pos[:, j]
-        positions[n_v:, i] = pos[source[n_v:], j]
+        positions[:, i] = pos[source, j]
     idx = np.uint32 if n_new <= 0xFFFFFFFF else np.int64
-    if tris_c is None and not len(moved):
-        t = corners.reshape(-1, 3)
-    else:
-        new_of_corner = corners.copy()
-        new_of_corner[moved] = n_v + moved_to
-        t = new_of_corner.reshape(-1, 3) if tris_c is None else new_of_corner[tris_c]
+    t = new_of_corner.reshape(-1, 3) if tris_c is None else new_of_corner[tris_c]
     tris = np.empty(t.shape, idx)
     tris[:, 0], tris[:, 1], tris[:, 2] = t[:, 0], t[:, 2], t[:, 1]     # reverse the winding back
     return VertexData(positions=positions,
-                      normals=_per_vertex(packed, first, heads, used).astype("i1" if v1 else "<i2", copy=False),
-                      texcoords=[None if s is None else _per_vertex(s, first, heads, used) for s in sets],
+                      normals=_per_vertex(packed, first, unused_at).astype("i1" if v1 else "<i2", copy=False),
+                      texcoords=[None if s is None else _per_vertex(s, first, unused_at) for s in sets],
                       source_vertex=source, triangles=tris, triangle_face=face)

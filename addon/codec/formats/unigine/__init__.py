@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ...errors import Warnings
 from ...registry import FormatSpec
-from . import from_scene, read, to_scene, write
+from . import conventions, from_scene, read, to_scene, write
 from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, MeshFile
 from .options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
 from .read import read_anim, read_mesh
@@ -74,7 +74,7 @@ FORMAT = [
         name="unigine-mesh", label="UNIGINE Mesh", extensions=(".mesh",), sniff=_sniff(MESH_MAGIC[:2]),
         read=_read_mesh, encode=_encode_mesh, to_scene=to_scene.to_scene, from_scene=from_scene.from_scene,
         import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode(),
-        companions=partner_anims, operator_id="scene.unigine_mesh"),
+        companions=partner_anims, operator_id="scene.unigine_mesh", tangent_attribute=conventions.TANGENT_ATTR),
     FormatSpec(
         name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
         read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},

@@ -3,7 +3,9 @@
 The conventions (basis, UV flip, attribute names) come from scene.py. Surfaces
 are made per material or per object; within a surface, coordinate vertices
 are the Blender vertices its triangles use, and triangle vertices are the
-distinct per-corner records (UVs, colour, tangent quaternion).
+distinct per-corner records (tangent quaternion, UVs, colour), as written: the
+quaternions are made per corner first, so that corners the file cannot tell
+apart share a triangle vertex and the split compares 8 bytes, not 28.
 """
 from __future__ import annotations
 
@@ -11,13 +13,13 @@ import numpy as np
 
 from ...axes import inverse_or_identity
 from ...errors import FormatError, Warnings
+from ...meshops import all_triangles, split_corners, triangulate
 from ...option_rules import choices
 from ...scene import Mesh, Scene
 from . import bounds, tangent
 from .animation_out import armature_bones, build_tracks
 from .conventions import BASIS, COLOR_NAME
-from .dedupe import unique_in_order
-from .geometry import corner_frames, triangulate
+from .geometry import corner_frames
 from .model import MAX_WEIGHTS, WEIGHT_SCALE, AnimFile, Bounds, MeshFile, MorphTarget, Surface, Weights
 from .options import AnimExportOptions, ExportOptions
 
@@ -56,28 +58,29 @@ def _apply(xf: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 _WIDTH = {"uv0": 2, "uv1": 2, "colors": 1}     # record columns of the optional split data
+_FRAME = 2                                       # the tangent quaternion: 4 int16 in 2 columns
 
 
 class _Part:
     """One mesh object's triangles, ready to cut into surfaces.
 
     Each triangle corner's split data sits in one row of `record` (uint32
-    words): the frame (normal, tangent, binormal sign) as 7 float32, then
-    the optional uv0, uv1 (2 float32 each) and colour (4 bytes); `layout`
+    words): the tangent quaternion (4 int16), then the optional uv0, uv1
+    (2 float32 each) and colour (4 bytes); `layout`
     names the column where each optional one starts.
     """
 
     def __init__(self, scene: Scene, node: int, mesh: Mesh, arm_node: int, bone_map, warnings: Warnings):
         self.name = scene.nodes[node].name if node >= 0 else mesh.name
         xf = _placed(scene, node, arm_node)
-        self.tri_corners = triangulate(mesh)                    # (T, 3) corner indices
+        self.tri_corners, tri_face = triangulate(mesh.faces, len(mesh.corners))      # (T, 3) corner indices
         self.positions = _apply(xf, mesh.positions)
         self.keys = [(k.name, _apply(xf, k.positions)) for k in mesh.shape_keys]
         corner = self.tri_corners.reshape(-1)
-        all_triangles = len(mesh.faces) > 0 and bool((mesh.face_sizes == 3).all())
+        in_order = all_triangles(mesh.faces, len(mesh.corners))
 
         def per_corner(a: np.ndarray) -> np.ndarray:
-            return a if all_triangles else a[corner]
+            return a if in_order else a[corner]
 
         self.vertex = per_corner(mesh.corners.astype(np.int64))
         uvs = list(mesh.uv_layers.values())[:2]
@@ -86,7 +89,7 @@ class _Part:
         cols = mesh.colors.get(COLOR_NAME, next(iter(mesh.colors.values()), None))
         present = ["uv0", "uv1"][:len(uvs)] + ([] if cols is None else ["colors"])
         self.layout = {}
-        width = 7
+        width = _FRAME
         for attr in present:
             self.layout[attr] = width
             width += _WIDTH[attr]
@@ -101,22 +104,16 @@ class _Part:
             rgba = np.clip(np.round(per_corner(np.asarray(cols)) * 255), 0, 255).astype(np.uint8)
             self.record[:, self.layout["colors"]] = rgba.view(np.uint32).reshape(-1)
         normal, tan, sign = corner_frames(mesh, self.positions, self.tri_corners, xf)
-        # quaternions are made after de-duplication, once per triangle vertex
-        floats[:, 0:3] = normal if _IDENTITY_BASIS else normal @ BASIS
-        floats[:, 3:6] = tan if _IDENTITY_BASIS else tan @ BASIS
-        floats[:, 6] = sign
+        if not _IDENTITY_BASIS:
+            normal, tan = normal @ BASIS, tan @ BASIS
+        self.record[:, :_FRAME] = tangent.encode(normal, tan, sign).view(np.uint32)
         fm = mesh.face_material if mesh.face_material is not None else np.zeros(len(mesh.faces), np.int32)
         slots = np.asarray(fm, np.int64)
-        if not all_triangles:
-            slots = slots[_face_of_triangle(mesh, self.tri_corners)]
+        if not in_order:
+            slots = slots[tri_face]
         mats = np.asarray(mesh.materials or [-1], np.int64)
         self.material = mats[np.clip(slots, 0, len(mats) - 1)]
         self.skin = _skin_arrays(mesh, bone_map, warnings) if mesh.skin is not None and bone_map is not None else None
-
-
-def _face_of_triangle(mesh: Mesh, tri_corners: np.ndarray) -> np.ndarray:
-    starts = np.asarray(mesh.faces, np.int64)
-    return np.searchsorted(starts, tri_corners[:, 0], side="right") - 1
 
 
 def _skin_arrays(mesh: Mesh, bone_map: np.ndarray, warnings: Warnings):
@@ -163,14 +160,14 @@ def _surface_record(parts: list[tuple["_Part", np.ndarray]]) -> np.ndarray:
     (p0, sel0), = parts[:1]
     if len(parts) == 1 and sel0.all() and list(p0.layout) == optional:
         return p0.record
-    width = 7 + sum(_WIDTH[a] for a in optional)
+    width = _FRAME + sum(_WIDTH[a] for a in optional)
     out = np.zeros((3 * sum(int(sel.sum()) for _, sel in parts), width), np.uint32)
     row = 0
     for p, sel in parts:
         src = p.record if sel.all() else p.record.reshape(-1, 3, p.record.shape[1])[sel].reshape(-1, p.record.shape[1])
         n = len(src)
-        out[row:row + n, :7] = src[:, :7]
-        col = 7
+        out[row:row + n, :_FRAME] = src[:, :_FRAME]
+        col = _FRAME
         for attr in optional:
             if attr in p.layout:
                 out[row:row + n, col:col + _WIDTH[attr]] = src[:, p.layout[attr]:p.layout[attr] + _WIDTH[attr]]
@@ -188,13 +185,13 @@ def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list
     positions = np.concatenate([p.positions for p, _ in parts]) if len(parts) > 1 else parts[0][0].positions
     record = _surface_record(parts)
     optional = [attr for attr in _WIDTH if any(attr in p.layout for p, _ in parts)]
-    first, tri = unique_in_order(record, coord)
+    first, tri = split_corners(record, coord, within_vertex=False)
     surf = Surface(name)
     floats = record.view(np.float32)
     base = MorphTarget(key_names[0] if key_names else "base", positions[used],
-                       tangent.encode(floats[:, 0:3], floats[:, 3:6], floats[:, 6], rows=first))
+                       np.ascontiguousarray(record[first, :_FRAME]).view(np.int16).reshape(-1, 4))
     surf.targets.append(base)
-    col = 7
+    col = _FRAME
     for attr in optional:
         if attr == "colors":
             surf.colors = record[first, col].view(np.uint8).reshape(-1, 4)

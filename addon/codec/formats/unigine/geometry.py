@@ -1,33 +1,13 @@
-"""Mesh helpers for export: fan triangulation and per-corner tangent frames, in bulk."""
+"""Per-corner tangent frames for export, in bulk (triangulation and normals: codec.meshops)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...axes import inverse_or_identity
+from ...meshops import face_normals, group_rows, vertex_normals
 from ...scene import Mesh
 from .conventions import SIGN_ATTR, TANGENT_ATTR
-from .dedupe import group
 from .tangent import cross as _cross
-
-
-def triangulate(mesh: Mesh) -> np.ndarray:
-    """(T, 3) corner indices; each n-gon becomes a fan of n - 2 triangles around its first corner."""
-    starts = np.asarray(mesh.faces, np.int64)
-    sizes = mesh.face_sizes.astype(np.int64)
-    if len(starts) and (sizes == 3).all():
-        return (starts[:, None] + np.arange(3)).astype(np.int64)
-    tris = np.clip(sizes - 2, 0, None)
-    face = np.repeat(np.arange(len(starts)), tris)
-    k = np.arange(int(tris.sum())) - np.repeat(np.cumsum(tris) - tris, tris)
-    s = starts[face]
-    return np.stack([s, s + k + 1, s + k + 2], 1)
-
-
-def _vertex_sums(vertex: np.ndarray, per_triangle: np.ndarray, count: int) -> np.ndarray:
-    """Sum a (T, 3) per-triangle vector into each of its three vertices: (count, 3)."""
-    v = vertex.reshape(-1)
-    rows = np.repeat(per_triangle, 3, axis=0)
-    return np.stack([np.bincount(v, rows[:, c], minlength=count) for c in range(3)], 1).astype(np.float32)
 
 
 _BLOCK = 1 << 15
@@ -59,7 +39,10 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     The binormal sign is Blender's bitangent sign: +1 when the binormal
     cross(normal, tangent) follows +V of Blender's (bottom-up) UVs, so an
     unmirrored layout gets w > 0 (the notes leave the V direction open).
-    float32 is ample here: the frames end as 1/32767 steps.
+    float32 is ample here: the frames end as 1/32767 steps. Custom normals and kept tangents
+    come as they are, not of unit length: tangent.encode normalizes (a second pass here moved
+    a few quaternions by one step, as tests/codec/test_unigine_export.py shows, at a third of
+    the frames' cost).
     """
     corner = tri_corners.reshape(-1)
     # all triangles already: corner k is triangle corner k, and gathers can be skipped
@@ -74,14 +57,13 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     has_normals = mesh.normals is not None and len(mesh.normals) == len(mesh.corners)
     has_tangents = TANGENT_ATTR in attrs or "tangent" in attrs
     if not (has_normals and has_tangents):
-        p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
-        e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
-        face_n = _cross(e1, e2)
+        tri_v = vertex.reshape(-1, 3)
+        face_n = face_normals(positions, tri_v)
     if has_normals:
         # normals take the inverse transpose: rows times inv(lin)
-        normal = _normalize(_transform(per_corner(np.asarray(mesh.normals, np.float32)), inverse_or_identity(lin)))
+        normal = _transform(per_corner(np.asarray(mesh.normals, np.float32)), inverse_or_identity(lin))
     else:
-        normal = _normalize(_vertex_sums(vertex, face_n, len(positions)))[vertex]
+        normal = _normalize(vertex_normals(positions, tri_v))[vertex]
     if has_tangents:
         mine = TANGENT_ATTR in attrs
         tan = _transform(per_corner(np.asarray(attrs[TANGENT_ATTR if mine else "tangent"], np.float32).reshape(-1, 3)),
@@ -89,10 +71,12 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
         sign_src = attrs.get(SIGN_ATTR if mine else "bitangent_sign")
         sign = np.ones(len(corner), np.float32) if sign_src is None else \
             per_corner(np.asarray(sign_src, np.float32).reshape(-1))
-        return normal, _normalize(tan), np.where(sign < 0, np.float32(-1.0), np.float32(1.0))
+        return normal, tan, np.where(sign < 0, np.float32(-1.0), np.float32(1.0))
     uvs = list(mesh.uv_layers.values())
     if not uvs:
         return normal, np.zeros_like(normal), np.ones(len(corner), np.float32)
+    p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
+    e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
     uv = np.asarray(uvs[0], np.float32)[corner].reshape(-1, 3, 2)
     d1, d2 = uv[:, 1] - uv[:, 0], uv[:, 2] - uv[:, 0]
     det = d1[:, 0] * d2[:, 1] - d2[:, 0] * d1[:, 1]
@@ -106,7 +90,7 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     key = np.concatenate([vertex[:, None].view(np.uint8).reshape(-1, 8),
                           uv.reshape(-1, 2).view(np.uint8).reshape(-1, 8),
                           (sign > 0).astype(np.uint8)[:, None]], 1)
-    _, split = group(key)
+    _, split = group_rows(key)
     per_corner = np.repeat(_normalize(t_face), 3, axis=0)
     sums = np.stack([np.bincount(split, per_corner[:, c]) for c in range(3)], 1).astype(np.float32)
     return normal, sums[split], sign

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import meshops
 from ...axes import inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
@@ -54,18 +55,10 @@ def reference(pairs: list[tuple[int, Mesh]]) -> int:
 
 
 def triangulate(mesh: Mesh) -> tuple[np.ndarray, np.ndarray]:
-    """((T, 3) corner indices, (T,) source face) per triangle; polygons fan out."""
-    starts = np.asarray(mesh.faces, np.int64)
-    sizes = mesh.face_sizes
-    if len(sizes) and sizes.min() < 3:
+    """meshops.triangulate; a face of fewer than 3 corners is refused, not skipped."""
+    if len(mesh.faces) and mesh.face_sizes.min() < 3:
         raise UnsupportedFeature(f"mesh {mesh.name!r} has faces with fewer than 3 corners")
-    if len(sizes) == 0 or (sizes == 3).all():
-        return np.arange(len(mesh.corners), dtype=np.int64).reshape(-1, 3), np.arange(len(sizes))
-    per = sizes - 2
-    face = np.repeat(np.arange(len(sizes)), per)
-    k = np.arange(per.sum()) - np.repeat(np.cumsum(per) - per, per)
-    first = starts[face]
-    return np.stack([first, first + k + 1, first + k + 2], axis=1), face
+    return meshops.triangulate(mesh.faces, len(mesh.corners))
 
 
 def skin_numbers(scene: Scene, meshes: list[Mesh], warnings: Warnings) -> dict[int, int]:
