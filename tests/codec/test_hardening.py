@@ -155,3 +155,18 @@ def test_uc_zero_meshmap_scale_is_a_warning_and_a_usable_placement(tmp_path):
     scene = load(tmp_path / "t.uc")
     assert any("MESHMAP SCALE of 0 would flatten the mesh" in w for w in scene.warnings)
     assert abs(np.linalg.det(scene.nodes[0].matrix)) > 0
+
+
+def test_errors_past_reading_are_codec_errors_the_operators_report():
+    """Operators catch only CodecError and OSError: a node cycle or an oversized count must be one."""
+    from addon.codec.errors import CodecError
+    from addon.codec.formats.unigine.compact import encode_int
+    from addon.codec.scene import Node, Scene
+
+    s = Scene()
+    s.add_node(Node(name="a", parent=1))
+    s.add_node(Node(name="b", parent=0))
+    with pytest.raises(CodecError, match="cycle"):
+        s.world_matrix(0)
+    with pytest.raises(CodecError, match="compact int"):
+        encode_int(1 << 40)
