@@ -152,7 +152,7 @@ def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") 
                       "those parts read as no move, no turn, scale 1")
 
 
-def _each_alone(scene: Scene) -> None:
+def each_alone(scene: Scene) -> None:
     """Several animations become NLA strips one after another (an active action would hide the
     others); the timeline covers the first, as the file plays it from frame 0."""
     if len(scene.animations) > 1:
@@ -200,7 +200,7 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
             split_fan_points(mesh)          # faces meeting at a point without an edge: Cycles smears
         scene.meshes.append(mesh)
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
-    _each_alone(scene)
+    each_alone(scene)
     return scene
 
 
@@ -272,7 +272,7 @@ def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
     for tr in a.animations:
         scene.animations.append(track_animation(tr, names, fallback, rest, -1, opts.fps, warnings))
         scene.rest_pose.unstored[tr.name] = _unstored(tr, names)
-    _each_alone(scene)
+    each_alone(scene)
     return scene
 
 
