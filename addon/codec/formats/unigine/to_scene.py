@@ -126,6 +126,7 @@ def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.nda
     if not track.frame_count or not len(track.bones):
         return anim
     t, q, s = pose.decoded_keys(track, bind)
+    t, q, s = _finite_keys(track, bind, t, q, s, warnings)
     bone_names = [names[i] for i in track.bones]
     keep = [i for i, n in enumerate(bone_names) if n in rest]
     for i, n in enumerate(bone_names):
@@ -141,6 +142,21 @@ def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.nda
         for path, values in (("location", loc), ("rotation_quaternion", rot), ("scale", scale)):
             anim.channels.append(Channel(target, path, frames, values[:, j].astype(np.float32), bone=bone_names[i]))
     return anim
+
+
+def _finite_keys(track: Track, bind: np.ndarray, t, q, s, warnings: Warnings):
+    """Keys a lying box or bind makes infinite or NaN hold the bind pose there (or none, if that lies too)."""
+    bad = ~(np.isfinite(t).all(-1) & np.isfinite(q).all(-1) & np.isfinite(s).all(-1))
+    if not bad.any():
+        return t, q, s
+    warnings.warn(f"animation {track.name!r}: {int(bad.sum())} bone keys are not finite numbers; "
+                  "those bones hold their bind pose there")
+    b = bind[track.bones.astype(np.int64)]
+    rest_t = np.where(np.isfinite(b["t"]), b["t"], 0.0)
+    rest_s = np.where(np.isfinite(b["s"]), b["s"], 1.0)
+    rest_q = pose.safe_quat(pose.xyzw_to_wxyz(np.nan_to_num(b["r"].astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)))
+    m = bad[..., None]
+    return np.where(m, rest_t[None], t), np.where(m, rest_q[None], q), np.where(m, rest_s[None], s)
 
 
 def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") -> None:
