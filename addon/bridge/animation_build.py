@@ -1,9 +1,9 @@
 """Scene Animations -> actions on objects, pose bones, object data and shape keys.
 
-An Animation becomes one action per animated ID. Its `extras["placement"]`
-says where it goes: "ACTIVE" (default: the ID's active action, or an NLA
-strip when the ID already has one), "NLA" (a strip at frame_start) or
-"STASH" (kept with a fake user only). NLA strips are laid one after another
+An Animation becomes one action per animated ID. Its `placement` says
+where it goes: "ACTIVE" (default: the ID's active action, or an NLA strip
+when the ID already has one), "NLA" (a strip at frame_start) or "STASH"
+(kept with a fake user only). NLA strips are laid one after another
 (codec.animation.layout) and hold nothing before or after themselves, so
 each plays alone.
 """
@@ -13,6 +13,7 @@ import bpy
 import numpy as np
 
 from ..codec import animation, axes
+from ..codec.axes import inverse_or_identity
 from ..codec.scene import Animation, Scene
 from . import action_api, props
 
@@ -74,7 +75,7 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     actions = []
     stripped: dict = {}         # owner pointer -> (owner, [(action placed on a strip, (path, index) keyed)])
     # NLA strips one after another, never overlapping: each animation plays alone
-    placed = [a for a in scene.animations if a.extras.get("placement") == "NLA"]
+    placed = [a for a in scene.animations if a.placement == "NLA"]
     starts = dict(zip(map(id, placed), animation.layout(placed)))
     if placed and scene.frame_end is not None:
         last = max(starts[id(a)] + animation.frame_span(a)[1] - 1 for a in placed)
@@ -138,7 +139,7 @@ def _finish(action, anim: Animation, owner, start: float) -> bool:
     for mk in anim.markers:
         action.pose_markers.new(mk.name).frame = int(mk.frame)
     extras = dict(anim.extras)
-    placement = extras.pop("placement", "ACTIVE")
+    placement = anim.placement
     if anim.fps:
         extras["fps"] = anim.fps
     props.store(action, extras)
@@ -150,3 +151,27 @@ def _finish(action, anim: Animation, owner, start: float) -> bool:
         return False
     action_api.push_to_nla(owner, action, start, anim.name)
     return True
+
+
+def find_armature(context, name: str = ""):
+    """The armature the user names, else the active object's (or its parent's), else the only one."""
+    if name:
+        ob = bpy.data.objects.get(name)
+        return ob if ob is not None and ob.type == "ARMATURE" else None
+    ob = context.view_layer.objects.active
+    for cand in (ob, getattr(ob, "parent", None)):
+        if cand is not None and cand.type == "ARMATURE":
+            return cand
+    arms = [o for o in context.scene.objects if o.type == "ARMATURE"]
+    return arms[0] if len(arms) == 1 else None
+
+
+def armature_rest(arm) -> dict:
+    """Parent-local rest matrices of the armature's bones, by name (per bone: fine)."""
+    out = {}
+    for b in arm.data.bones:
+        m = np.array(b.matrix_local, np.float64)
+        if b.parent is not None:
+            m = inverse_or_identity(np.array(b.parent.matrix_local, np.float64)) @ m
+        out[b.name] = m
+    return out

@@ -14,7 +14,7 @@ import bpy
 import numpy as np
 
 from ..codec.scene import Image, Material, TextureSlot
-from . import material_blend, props
+from . import map_look, material_blend, props
 
 _INPUT = {
     "base_color": "Base Color",
@@ -77,29 +77,32 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
     base_nodes = []
     for slot in m.textures:
         tex = _texture_node(nt, slot, images, y)
+        base = slot.kind in ("base_color", "base_color_2")
+        col = map_look.build(nt, slot, tex, m.base_color, decal=slot.decal and base)
         y -= 320
-        if slot.kind in ("base_color", "base_color_2"):
-            base_nodes.append((slot, tex))
+        if base:
+            base_nodes.append((slot, tex, col))
         elif slot.kind in _INPUT:
             alpha = slot.kind == "alpha" and (slot.alpha_source or (tex.image and tex.image.depth == 32))
-            nt.links.new(tex.outputs["Alpha" if alpha else "Color"], bsdf.inputs[_INPUT[slot.kind]])
+            nt.links.new(tex.outputs["Alpha"] if alpha else col, bsdf.inputs[_INPUT[slot.kind]])
         elif slot.kind in ("normal", "bump"):
             node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
             node.location = (-250, y + 320)
             node.inputs["Strength"].default_value = slot.strength
-            nt.links.new(tex.outputs["Color"], node.inputs["Color" if slot.kind == "normal" else "Height"])
+            nt.links.new(col, node.inputs["Color" if slot.kind == "normal" else "Height"])
             nt.links.new(node.outputs["Normal"], bsdf.inputs["Normal"])
-    if base_nodes and base_nodes[0][0].alpha_source and not bsdf.inputs["Alpha"].links:
+    first = base_nodes[0][0] if base_nodes else None
+    if first is not None and first.alpha_source and not first.decal and not bsdf.inputs["Alpha"].links:
         nt.links.new(base_nodes[0][1].outputs["Alpha"], bsdf.inputs["Alpha"])     # the picture's own alpha
     if base_nodes:
-        out = base_nodes[0][1].outputs["Color"]
+        out = base_nodes[0][2]
         if len(base_nodes) > 1:
             mix = nt.nodes.new("ShaderNodeMix")
             mix.data_type = "RGBA"
             mix.location = (-250, 300)
             mix.inputs["Factor"].default_value = base_nodes[1][0].strength
             nt.links.new(out, mix.inputs["A"])
-            nt.links.new(base_nodes[1][1].outputs["Color"], mix.inputs["B"])
+            nt.links.new(base_nodes[1][2], mix.inputs["B"])
             out = mix.outputs["Result"]
         nt.links.new(out, bsdf.inputs["Base Color"])
     material_blend.apply(mat, m.blend, m.alpha)
@@ -207,6 +210,7 @@ def _collect_slot(tex, image_index) -> TextureSlot:
     extras.pop("lgf_pivot", None)
     slot.extension = tex.extension
     slot.alpha_source = bool(extras.pop("lgf_alpha_source", 0))
+    slot.decal, slot.invert, slot.tint = map_look.read(tex)
     slot.strength = float(extras.pop("lgf_strength", 1.0))
     slot.extras = extras
     return slot

@@ -273,7 +273,7 @@ def mesh_frames(scene: Scene, anim: Animation | None, node: int, at) -> np.ndarr
 
 
 def is_animated(scene: Scene) -> bool:
-    return any(a.channels for a in scene.animations) or any(m.extras.get("baked_frames") for m in scene.meshes)
+    return any(a.channels for a in scene.animations) or any(m.baked_frames for m in scene.meshes)
 
 
 MAX_FRAMES = 1_048_574          # Blender's last frame: no animation plays longer

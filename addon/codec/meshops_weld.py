@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .meshops_edges import edge_pairs, face_of_corner, next_corner, triangle_starts
+from .meshops_edges import (edge_pairs, face_of_corner, fan_labels, next_corner, several_fans, split_fans,
+                            triangle_starts)
 from .meshops_normals import COS_OFF, COS_SAME, sharp_edge_normals, unit
 from .meshops_rows import representatives
 
@@ -115,6 +116,23 @@ def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
         warnings.warn(f"{mesh.name!r}: {off} of the file's corner normals are not what sharp edges can give "
                       f"(more than 10 degrees off); import with Normals: Exact to keep them")
     return off
+
+
+def split_fan_points(mesh) -> int:
+    """Where faces meet at a welded point without sharing an edge, Cycles smooths across them (dark
+    smears) though Blender's corner normals do not: give such a point a vertex per fan of faces, as
+    the 3DS import does. Corners keep their normals and sharp edges. Returns the vertices added."""
+    corners = np.asarray(mesh.corners)
+    if not len(corners):
+        return 0
+    e = edge_pairs(corners, next_corner(mesh.faces, len(corners)))
+    if not several_fans(corners, e, len(mesh.positions)):
+        return 0
+    new_corners, source = split_fans(corners, fan_labels(len(corners), e), len(mesh.positions))
+    added = len(source) - len(mesh.positions)
+    if added:
+        split_vertices(mesh, new_corners, source)
+    return added
 
 
 def split_vertices(mesh, corners: np.ndarray, source: np.ndarray) -> None:

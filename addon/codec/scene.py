@@ -1,19 +1,49 @@
-"""The neutral Scene: what every format reads into and writes from.
+"""The neutral Scene: what every format reads into and writes from, and the
+contract between the layers.
 
 Conventions are Blender's: right-handed, Z up, metres, column-vector 4x4
 matrices (translation in column 3), quaternions (w, x, y, z), UV origin at
-the bottom left, counter-clockwise front faces. Each format's own scene.py
-converts to and from these; nothing else does.
+the bottom left, counter-clockwise front faces. Each format's to_scene.py and
+from_scene.py convert to and from these; nothing else does.
 
 Bulk data is numpy. Indices into scene lists (materials, images, meshes, ...)
 are plain ints; -1 means "none".
+
+The contract. Everything that one layer hands to another (a format to the
+bridge, the bridge to a format, the codec core to either) is a typed,
+commented field of these classes, never a key in `extras`:
+  - where an imported action goes: `Animation.placement` (the bridge reads it);
+  - the frames the bridge baked into shape keys on export: `Mesh.baked_frames`
+    and `Mesh.baked_animation` (Unreal, Ultimate 3D and codec.animation read them);
+  - the rest an armature-less animation's bone channels are relative to:
+    `Scene.rest_pose` (a UNIGINE .anim; its rebase onto an armature and its
+    export read it);
+  - the name a file gives an object that the Scene shows under another:
+    `Node.source_name` (the bridge keeps it on the object; 3DS writes it);
+  - which format and version a scene was read from: `Scene.source_format`,
+    `Scene.source_version` (`info` reports them);
+  - per-corner data rides in corner layers, which every mesh operation
+    re-indexes with the corners: the MikkTSpace tangents the bridge computes
+    when an exporter asks (CollectOptions.tangents) are
+    `Mesh.corner_attributes["tangent"]` (C, 3) and `["bitangent_sign"]` (C,).
+`extras` holds only a format's own fields, named with its prefix ("3ds_",
+"u3d_", "ue_", "unigine_"), kept so that the same format can write them back:
+the bridge stores them as custom properties as they are and collects them
+back, and no other layer reads them. Typed fields Blender has no place for
+become custom properties too, under the bridge's own names ("lgf_...",
+"source_name", "fps", the light's attenuation), and come back as those fields.
+tests/codec/test_contract.py checks these rules in the source,
+tests/blender/test_contract.py on what an import leaves in Blender and what an
+export bakes.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+
+from .errors import FormatError
 
 
 def identity() -> np.ndarray:
@@ -56,6 +86,11 @@ class TextureSlot:
     pivot: tuple[float, float] | None = None
     extension: str = "REPEAT"      # REPEAT, CLIP (no tiling: nothing outside), MIRROR, EXTEND
     alpha_source: bool = False     # the picture's alpha channel is what counts (opacity from alpha)
+    decal: bool = False            # the picture only where it lies (and through its alpha): the material's colour elsewhere
+    invert: bool = False           # the picture's colours inverted (a negative)
+    # tint, applied after invert: 2 colours, the picture's brightness blends from the first to the second;
+    # 3 colours, its red, green and blue scale the three, summed; () none
+    tint: tuple[tuple[float, float, float], ...] = ()
     strength: float = 1.0          # 0..1 blend amount
     extras: dict[str, Any] = field(default_factory=dict)
 
@@ -121,6 +156,9 @@ class Mesh:
     corner_attributes: dict[str, np.ndarray] = field(default_factory=dict)  # name -> (C,) or (C, n) float32
     shape_keys: list[ShapeKey] = field(default_factory=list)            # [0] is the basis when present
     skin: Skin | None = None
+    # export only, set by the bridge when it bakes what modifiers deform: one absolute shape key per frame
+    baked_frames: list[int] = field(default_factory=list)      # scene frame of shape key i; empty = not baked
+    baked_animation: list[int] = field(default_factory=list)   # index into Scene.animations of shape key i
     extras: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -204,6 +242,7 @@ class Node:
     hide: bool = False             # hidden in viewport and render
     cast_shadow: bool = True
     collection: str = ""           # child collection to put it in ("" = the import collection)
+    source_name: str = ""          # the file's name for the object when `name` shows another ("" = name)
     extras: dict[str, Any] = field(default_factory=dict)
 
 
@@ -245,7 +284,24 @@ class Animation:
     fps: float = 0.0               # 0 = not stored by the format
     channels: list[Channel] = field(default_factory=list)
     markers: list[Marker] = field(default_factory=list)   # pose/event markers inside the action
+    # where the bridge puts the action: ACTIVE = the owner's active action (an NLA strip when it has one
+    # already), NLA = a strip laid after the other NLA animations, STASH = kept with a fake user only
+    placement: Literal["ACTIVE", "NLA", "STASH"] = "ACTIVE"
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class RestPose:
+    """The rest an armature-less animation's bone channels are relative to (a UNIGINE .anim read
+    without its armature): the rigid parent-local rest of each bone, as the file's bind pose holds it."""
+    bones: list[str] = field(default_factory=list)              # bone names, in file order
+    parents: list[int] = field(default_factory=list)            # index into bones; -1 = a root or a parent not listed
+    translation: np.ndarray = field(default_factory=lambda: _f32((0, 3)))   # (B, 3) float32
+    rotation: np.ndarray = field(default_factory=lambda: _f32((0, 4)))      # (B, 4) float32 quaternion (w, x, y, z)
+    scale: np.ndarray = field(default_factory=lambda: _f32((0, 3)))         # (B, 3) float32
+    # animation name -> bone -> [tx, ty, tz, rotation, sx, sy, sz]: True where the file never stores that
+    # component (it then follows whatever rest the channels are moved onto)
+    unstored: dict[str, dict[str, list[bool]]] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------
@@ -298,7 +354,9 @@ class Scene:
     frame_end: int | None = None
     fps: float = 0.0
     world: World | None = None                              # the environment, when the format has one
-    metadata: dict[str, Any] = field(default_factory=dict)
+    rest_pose: RestPose | None = None                       # what armature-less bone channels are relative to
+    source_format: str = ""                                 # FormatSpec.name of the file read ("" = not read)
+    source_version: str = ""                                # that file's version, as `info` reports it
     warnings: list[str] = field(default_factory=list)
 
     def add_node(self, node: Node) -> int:
@@ -313,7 +371,7 @@ class Scene:
         seen = set()
         while index >= 0:
             if index in seen:
-                raise ValueError("cycle in node parents")
+                raise FormatError("cycle in node parents")
             seen.add(index)
             n = self.nodes[index]
             m = n.matrix_parent_inverse @ n.matrix @ m

@@ -66,3 +66,18 @@ def tiny_render(tmp_path, engine: str, size: int, samples: int, name: str = "ren
     px = np.empty(len(img.pixels), np.float32)
     img.pixels.foreach_get(px)
     return px.reshape(size, size, 4)[..., :3]
+
+
+def render_touching_point(tmp_path, name: str, engine: str = "CYCLES") -> np.ndarray:
+    """A tiny render of the scene seen from above the point (1, 1, 1) where the test boxes touch,
+    lit by a sun from the camera."""
+    sc = bpy.context.scene
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    sc.collection.objects.link(cam)
+    cam.location = (4.0, -2.0, 3.0)
+    cam.rotation_euler = (1.05, 0.0, 1.1)
+    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+    sc.collection.objects.link(sun)
+    sun.rotation_euler = cam.rotation_euler
+    sc.camera = cam
+    return tiny_render(tmp_path, engine, 32, 4, name)

@@ -6,7 +6,7 @@ import bpy
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ids
 from addon.codec.formats.studio3ds.read import read
-from tests.blender.helpers import tiny_render
+from tests.blender.helpers import render_touching_point
 from tests.codec.fixtures_3ds import ASSETS, CUBE_POINTS, CUBE_TRIS, build, material, obj, trimesh
 
 
@@ -210,16 +210,7 @@ def _render(path, tmp_path, engine="CYCLES", **kw) -> np.ndarray:
     """A tiny render of the file's meshes, seen from above the touching point, lit from the camera."""
     bpy.ops.wm.read_homefile(use_empty=True)
     _import(path, **kw)
-    sc = bpy.context.scene
-    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-    sc.collection.objects.link(cam)
-    cam.location = (4.0, -2.0, 3.0)
-    cam.rotation_euler = (1.05, 0.0, 1.1)
-    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
-    sc.collection.objects.link(sun)
-    sun.rotation_euler = cam.rotation_euler
-    sc.camera = cam
-    return tiny_render(tmp_path, engine, 32, 4, path.stem)
+    return render_touching_point(tmp_path, path.stem, engine)
 
 
 @pytest.mark.parametrize("flat_face", [False, True], ids=["all smooth", "one flat face"])

@@ -73,6 +73,33 @@ def test_the_picture_turns_and_moves_about_its_centre(clean, tmp_path):
     assert math.degrees(math.atan2(step.y, step.x)) == pytest.approx(-30.0, abs=1e-4)
 
 
+# One field at a time, what 3D Studio's map parameters mean (3ds Max's own .3ds importer and assimp read
+# them so; test_assets/3ds/MAP_PARAMETERS.md): (field, value, a point of the picture, the surface UV
+# where it must appear). Tiling and angle work about the picture's centre (0.5, 0.5).
+ONE_FIELD = [
+    ("uoff", 0.25, (0.5, 0.5), (0.75, 0.5)),          # a U offset moves the picture toward +U
+    ("voff", 0.1, (0.5, 0.5), (0.5, 0.4)),             # a V offset moves it toward -V
+    ("ang", 90.0, (1.0, 0.5), (0.5, 1.0)),             # the angle turns it counter-clockwise
+    ("uscale", 2.0, (1.0, 0.5), (0.75, 0.5)),          # U scale 2: two pictures across one UV unit
+    ("vscale", 4.0, (0.5, 1.0), (0.5, 0.625)),         # V scale 4: four
+]
+
+
+@pytest.mark.parametrize("field,value,picture,uv", ONE_FIELD, ids=[f[0] for f in ONE_FIELD])
+def test_each_map_parameter_moves_the_picture_as_3d_studio_does(clean, tmp_path, field, value, picture, uv):
+    kw = {"scale": (value, 1.0) if field == "uscale" else (1.0, value) if field == "vscale" else (1.0, 1.0)}
+    if field in ("uoff", "voff", "ang"):
+        kw[field] = value
+    bpy.ops.import_scene.studio3ds(filepath=str(_file(tmp_path, 0, **kw)))
+    mapping = _tex()[1].inputs["Vector"].links[0].from_node
+    assert mapping.vector_type == "POINT"
+    # Blender's Point mapping: the picture coordinate looked up at a surface UV is Location + Rotation(Scale * UV)
+    m = Matrix.LocRotScale(Vector(mapping.inputs["Location"].default_value),
+                           Euler(mapping.inputs["Rotation"].default_value),
+                           Vector(mapping.inputs["Scale"].default_value))
+    np.testing.assert_allclose((m @ Vector((*uv, 0.0)))[:2], picture, atol=1e-6)
+
+
 def test_flags_and_placement_are_written_back_and_follow_edits(clean, tmp_path):
     src = _file(tmp_path, 0x11, uoff=0.25, voff=0.1, ang=30.0, scale=(2.0, 3.0))
     bpy.ops.import_scene.studio3ds(filepath=str(src))
@@ -86,6 +113,10 @@ def test_flags_and_placement_are_written_back_and_follow_edits(clean, tmp_path):
                 ids.MAT_MAP_VOFFSET, ids.MAT_MAP_ANG):
         assert b.value(cid) == pytest.approx(a.value(cid), abs=1e-5), hex(cid)
     _tex()[1].extension = "MIRROR"
+    bpy.ops.export_scene.studio3ds(filepath=str(out))
+    assert map_chunk(out).value(ids.MAT_MAP_TILING) == 0x2 | 0x1        # mirrored, still a decal (its Mix node)
+    nt = _tex()[0]
+    nt.nodes.remove(next(n for n in nt.nodes if n.label == "Decal"))
     bpy.ops.export_scene.studio3ds(filepath=str(out))
     assert map_chunk(out).value(ids.MAT_MAP_TILING) == 0x2
 

@@ -196,10 +196,9 @@ def test_master_scale_option():
     data = data.replace(b"\x00\x01\x0a\x00\x00\x00\x00\x00\x80\x3f", b"\x00\x01\x0a\x00\x00\x00\x00\x00\x20\x41")  # 10.0
     off, _ = load(data)
     on, _ = load(data, use_master_scale=True)
-    assert off.metadata["3ds_master_scale"] == 10.0
     w_off = off.nodes[0].matrix[:3, :3] @ off.meshes[0].positions.T
     w_on = on.nodes[0].matrix[:3, :3] @ on.meshes[0].positions.T
-    np.testing.assert_allclose(w_on, w_off * 10, atol=1e-5)
+    np.testing.assert_allclose(w_on, w_off * 10, atol=1e-5)            # the file's master scale, 10, applied
 
 
 CAMERA_C = r"""
@@ -234,3 +233,53 @@ def test_hierarchy_off_places_the_stored_objects_only():
     assert [(n.name, n.kind, n.parent) for n in sc.nodes] == [("Box", "MESH", -1)]
     np.testing.assert_allclose(sc.nodes[0].matrix, np.eye(4))
     np.testing.assert_allclose(sc.meshes[0].positions, CUBE_POINTS)
+
+
+@pytest.mark.parametrize("flags,decal,invert,tint", [
+    (0x11, True, False, ()),
+    (0x10, False, False, ()),
+    (0x08 | 0x80, False, True, ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0))),             # COL1 to COL2
+    (0x200, False, False, ((0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (1.0, 1.0, 0.0))),  # R, G, B colours
+    (0x80 | 0x200, False, False, ((0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (1.0, 1.0, 0.0))),  # RGB tint wins
+])
+def test_map_flags_set_decal_negative_and_tint(flags, decal, invert, tint):
+    m = a_map(0xA200, "DIFF.PNG", flags=flags)
+    for cid, rgb in ((ids.MAT_MAP_COL1, (255, 0, 0)), (ids.MAT_MAP_COL2, (0, 0, 255)), (ids.MAT_MAP_RCOL, (0, 255, 0)),
+                     (ids.MAT_MAP_GCOL, (0, 0, 255)), (ids.MAT_MAP_BCOL, (255, 255, 0))):
+        m.add(cid, rgb)
+    mat = holder(ids.MAT_ENTRY, Chunk(ids.MAT_NAME, "M"), m)
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))], materials=[mat]))
+    (slot,) = sc.materials[0].textures
+    assert (slot.decal, slot.invert, slot.tint) == (decal, invert, tint)
+
+
+def test_a_tint_flag_without_its_colours_is_black_to_white():
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))],
+                       materials=[holder(ids.MAT_ENTRY, Chunk(ids.MAT_NAME, "M"), a_map(0xA200, "D.PNG", flags=0x80))]))
+    assert sc.materials[0].textures[0].tint == ((0.0, 0.0, 0.0), (1.0, 1.0, 1.0))
+
+
+def test_decal_negative_and_tint_made_in_the_scene_are_written(tmp_path):
+    from addon.codec import load as load_file, save
+    from addon.codec.scene import Image, Material, Mesh, Node, Scene, TextureSlot
+    m = Mesh.from_triangles("Box", CUBE_POINTS, CUBE_TRIS)
+    m.materials, m.face_material = [0], np.zeros(12, np.int32)
+    slot = TextureSlot("base_color", 0, extension="CLIP", decal=True, invert=True,
+                       tint=((0.2, 0.4, 0.6), (1.0, 0.5, 0.0)))
+    sc = Scene(meshes=[m], materials=[Material("M", textures=[slot])], images=[Image("d.png", "d.png")])
+    sc.add_node(Node("Box", "MESH", 0))
+    save(sc, tmp_path / "t.3ds")
+    ed = read(tmp_path / "t.3ds", None, Warnings()).editor()
+    mp = ed.find(ids.MAT_ENTRY).find(0xA200)
+    assert mp.value(ids.MAT_MAP_TILING) == 0x1 | 0x10 | 0x8 | 0x80
+    assert tuple(mp.value(ids.MAT_MAP_COL1)) == (51, 102, 153) and tuple(mp.value(ids.MAT_MAP_COL2)) == (255, 128, 0)
+    back = load_file(tmp_path / "t.3ds").materials[0].textures[0]
+    assert (back.decal, back.invert, back.extension) == (True, True, "CLIP")
+    np.testing.assert_allclose(back.tint, [[0.2, 0.4, 0.6], [1.0, 0.5, 0.0]], atol=1 / 255)
+
+
+def test_the_materials_decal_flag_makes_every_map_a_decal():
+    mat = holder(ids.MAT_ENTRY, Chunk(ids.MAT_NAME, "M"), Chunk(ids.MAT_DECAL),
+                 a_map(0xA200, "D.PNG", flags=0), a_map(0xA210, "O.PNG", flags=0x2))
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))], materials=[mat]))
+    assert [(t.decal, t.extension) for t in sc.materials[0].textures] == [(True, "CLIP"), (True, "MIRROR")]

@@ -247,7 +247,7 @@ def test_every_corpus_object_is_placed_where_lib3ds_places_it(path, lib3ds_place
             assert any(np.allclose(box, r, atol=1e-3 * max(1.0, np.abs(r).max())) for r in ref[n.name]), n.name
         else:
             # no keyframer: lib3ds makes no nodes and draws the stored points as they are
-            s = stored[n.extras.get("source_name", n.name)]
+            s = stored[n.source_name or n.name]
             np.testing.assert_allclose(box, np.r_[s.min(0), s.max(0)], atol=1e-4)
         checked += 1
     assert checked == len([n for n in sc.nodes if n.kind == "MESH"]) > 0

@@ -204,6 +204,34 @@ def test_u3d_read_and_written_again_keeps_its_bone_key_frames(tmp_path):
     assert b.actions == a.actions
 
 
+def test_a_u3d_range_longer_than_the_bake_limit_is_written_at_its_key_frames(tmp_path):
+    """A claimed 262,150-frame range (tests/fuzz_cases/u3d-d67a03b37e) is not sampled frame by frame:
+    the bone gets keys at its channel's key frames, and U3D's own interpolation plays the rest."""
+    from addon.codec.animation import MAX_BAKED_SPAN
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d.read import parse
+    sc = _rig_scene()
+    last = 262_149
+    assert last > MAX_BAKED_SPAN
+    sc.animations[0].frame_end = last
+    sc.animations[0].channels[0] = Channel(0, "location", np.array([0.0, 7, last]),
+                                           np.array([[0.0, 0, 0], [7, 0, 0], [9, 0, 0]]), bone="root")
+    assert not any("key frames only" in w for w in save(sc, tmp_path / "long.u3d"))     # straight lines: nothing lost
+    assert (tmp_path / "long.u3d").stat().st_size < 100_000
+    bone = parse((tmp_path / "long.u3d").read_bytes(), Warnings()).bones[0]
+    assert bone.translation_keys["frame"].tolist() == [0, 7, last]
+    assert len(bone.rotation_keys) == 1 and len(bone.scaling_keys) == 1
+    anim = next(a for a in load(tmp_path / "long.u3d").animations if a.name == "Slide")
+    ch = next(c for c in anim.channels if c.bone == "root" and c.path == "location")
+    mid = 7 + (last - 7) / 2
+    np.testing.assert_allclose(evaluate(ch, anim.frame_start + np.array([0.0, 7, mid, last]))[:, 0],
+                               [0, 7, 8, 9], atol=1e-3)
+    sc.animations[0].channels[0].interpolation = "BEZIER"        # a curve between the keys: said once
+    warnings = save(sc, tmp_path / "long.u3d")
+    assert sum("'Slide' runs 262150 frames (more than 20000): written at its key frames only" in w
+               for w in warnings) == 1
+
+
 @pytest.mark.parametrize("file", ["x.u3d", "x_d.3d", "x.mesh"])
 def test_a_range_that_lies_is_refused_before_any_frame_is_allocated(tmp_path, file):
     from addon.codec.errors import UnsupportedFeature

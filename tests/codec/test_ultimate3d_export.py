@@ -294,7 +294,7 @@ def test_baked_frames_from_the_bridge(tmp_path):
     m = grid("Baked", 3)
     frames = [m.positions + np.float32([0, 0, i]) for i in range(1, 4)]
     m.shape_keys = [ShapeKey(f"Frame {i}", p) for i, p in zip(range(1, 4), frames)]
-    m.extras["baked_frames"] = [1, 2, 3]
+    m.baked_frames = [1, 2, 3]
     sc = one_mesh_scene(m)
     sc.animations = [Animation("Scene", 1, 3, channels=[Channel(0, "location", np.array([1.0, 3.0]),
                                                                 np.zeros((2, 3)))])]
@@ -374,11 +374,10 @@ def test_rest_matrix_helpers_agree_with_axes():
     assert r @ np.array([1, 0, 0]) == pytest.approx([0, 1, 0])
 
 
-def test_model_wide_values_survive_without_scene_metadata(tmp_path):
+def test_model_wide_values_ride_on_the_mesh_objects(tmp_path):
     from tests.codec.test_ultimate3d_model import v1_full
     (tmp_path / "a.u3d").write_bytes(v1_full())
     sc = load(tmp_path / "a.u3d")
-    sc.metadata.clear()                      # Blender keeps no scene metadata: the objects carry them
     warnings = save(sc, tmp_path / "b.u3d", version="1.0")
     assert any("LoD object 'lo' skipped" in w for w in warnings)
     h = parse((tmp_path / "b.u3d").read_bytes(), Warnings()).header
@@ -418,3 +417,18 @@ def test_file_scene_file_keeps_what_the_file_said(tmp_path):
         assert (x.name, x.i_parent, x.bone_frame, x.pass_on_bone_frame, x.extra) == \
             (y.name, y.i_parent, y.bone_frame, y.pass_on_bone_frame, y.extra)
         assert y.mesh_to_bone == pytest.approx(x.mesh_to_bone, abs=1e-6)
+
+
+def test_shape_keys_over_a_range_longer_than_the_bake_limit_are_refused(tmp_path):
+    """U3D holds vertex animation as one mesh per frame: a claimed 262,150-frame range is an error, not
+    262,150 meshes (tests/fuzz_cases/u3d-d67a03b37e has such a range on bones)."""
+    from addon.codec.errors import UnsupportedFeature
+    m = grid("Wave", 3)
+    m.shape_keys = [ShapeKey("Basis", m.positions), ShapeKey("up", m.positions + np.float32([0, 0, 1]))]
+    sc = one_mesh_scene(m)
+    f = np.array([0.0, 1.0, 262_149.0])
+    sc.animations = [Animation("A", 0, 262_149, channels=[
+        Channel(0, 'key_blocks["up"].value', f, np.array([[0.0], [1.0], [0.0]]))])]
+    with pytest.raises(UnsupportedFeature, match="U3D stores a mesh per frame"):
+        save(sc, tmp_path / "w.u3d")
+    assert not (tmp_path / "w.u3d").exists()

@@ -286,6 +286,7 @@ def test_v1_lods_metadata_and_bones():
     hi, lo = _node(sc, "hi"), _node(sc, "lo")
     assert lo.collection == "LOD1" and hi.collection == ""
     assert hi.extras["u3d_lod_max_camera_distance"] == pytest.approx(10.0)   # sqrt of the squared 100
-    assert sc.metadata["u3d_v1_cel_shading_strength"] == 0.5 and sc.metadata["u3d_v1_alpha_blending"] is False
+    for n in (hi, lo):                                    # model-wide: on every mesh object
+        assert n.extras["u3d_v1_cel_shading_strength"] == 0.5 and n.extras["u3d_v1_alpha_blending"] is False
     assert [b.name for b in sc.armatures[0].bones] == ["root", "child"]
     assert sc.meshes[0].skin.weights[0].tolist() == [0.75, 0.25]

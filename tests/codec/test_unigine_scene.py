@@ -274,9 +274,9 @@ def test_anim_against_a_scaled_mesh_rest(tmp_path):
     (loc,) = [c for c in sc.animations[0].channels if c.path == "location"]
     np.testing.assert_allclose(loc.values, [[0, 0, 4]], atol=1e-5)
     # the rest kept for writing the keys back is the unscaled one: hand 2 above arm, scale 1
-    rest = sc.metadata["unigine_rest"]
-    assert list(rest) == ["hand"]                      # the .anim's bones only; arm, its parent, is not one
-    assert rest["hand"][0] == -1 and rest["hand"][1:4] == [0, 0, 2] and rest["hand"][8:11] == [1, 1, 1]
+    rest = sc.rest_pose
+    assert rest.bones == ["hand"]                      # the .anim's bones only; arm, its parent, is not one
+    assert rest.parents == [-1] and rest.translation.tolist() == [[0, 0, 2]] and rest.scale.tolist() == [[1, 1, 1]]
 
 
 def test_surface_bounds_mismatch_warns():

@@ -249,7 +249,7 @@ def test_sequences_from_markers_and_frame_range(tmp_path):
 
 def test_explicit_frame_range_is_honoured_as_given(tmp_path):
     s = _blender_scene(frames=10)
-    s.meshes[0].extras["baked_frames"] = list(range(4, 14))                  # a scene at 4..13
+    s.meshes[0].baked_frames = list(range(4, 14))                  # a scene at 4..13
     out, warnings = _export(s, tmp_path / "a_d.3d", use_scene_range=False, frame_start=2, frame_end=6)
     assert out[tmp_path / "a_a.3d"][:2] == b"\x03\x00"                        # frames 4, 5, 6
     assert any("2..6: 2 of its frames are not in the scene" in w for w in warnings)
@@ -333,7 +333,7 @@ def test_object_animation_is_baked_into_the_frames(tmp_path):
     from addon.codec.scene import Channel
     mesh = Mesh.from_triangles("m", [(1.0, 0, 0), (0, 1.0, 0), (0, 0, 1.0)], [(0, 1, 2)])
     mesh.shape_keys = [ShapeKey("f1", mesh.positions.copy()), ShapeKey("f2", mesh.positions.copy())]
-    mesh.extras["baked_frames"] = [1, 2]
+    mesh.baked_frames = [1, 2]
     s = Scene(meshes=[mesh])
     s.add_node(Node("m", "MESH", 0))                    # rest matrix: identity
     frames = np.array([1.0, 2.0])

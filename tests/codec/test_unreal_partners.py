@@ -2,7 +2,7 @@
 DATAnn.3D/ANIVnn.3D) read from any of their files, and check rewrites them."""
 import pytest
 
-from addon.codec import check, load
+from addon.codec import check, load, read_model
 from addon.codec.errors import FormatError
 from tests.codec.unreal_fixtures import TETRA, tetra_pair
 
@@ -28,7 +28,7 @@ def test_prototype_names_import_from_any_of_their_files(tmp_path, opened):
     (mesh,) = scene.meshes
     assert mesh.name == "Thing"
     assert len(mesh.positions) == len(TETRA) and len(mesh.shape_keys) == 3
-    assert scene.metadata["ue_script"].endswith("Thing.uc")
+    assert read_model(pkg / opened)[1].script_path.endswith("Thing.uc")
     assert [a.name for a in scene.animations] == ["All"]
 
 

@@ -132,7 +132,7 @@ def test_script_sequences_notifies_and_texture(package, pick):
     names = [(a.name, a.frame_start, a.frame_end, a.fps) for a in s.animations]
     assert names == [("All", 0, 5, 0.0), ("Still", 0, 0, 0.0), ("Walk", 1, 4, 15.0)]   # All gives no RATE
     walk = s.animations[2]
-    assert walk.extras["placement"] == "NLA" and walk.extras["ue_group"] == "Moving"
+    assert walk.placement == "NLA" and walk.extras["ue_group"] == "Moving"
     assert [(m.name, m.frame) for m in walk.markers] == [("Footstep", 3)]     # 1 + 0.5 * 4
     # Walk keys: key k is 1 exactly at frame k inside the sequence
     by_key = {c.path: c for c in walk.channels}

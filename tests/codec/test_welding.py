@@ -106,6 +106,54 @@ def test_weld_by_normals_reports_file_normals_that_sharp_edges_cannot_give():
     assert meshops.weld_by_normals(m, True, Warnings()) == 0          # exact keeps them: nothing lost
 
 
+def touching_boxes_scene(smooth: bool = False, apart: bool = False):
+    """Two closed boxes in one mesh that touch at the point (1, 1, 1), every triangle with its own
+    vertices (as UNIGINE and U3D store a vertex per normal); flat normals per face, or smooth ones
+    (each corner's normal points away from its box's centre); apart: one mesh per box."""
+    from addon.codec.scene import Material, Mesh, Node, Scene
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS
+    boxes = [CUBE_POINTS[CUBE_TRIS.ravel()], (CUBE_POINTS + 1)[CUBE_TRIS.ravel()]]
+    parts = boxes if apart else [np.concatenate(boxes)]
+    sc = Scene(materials=[Material("M")])
+    for i, pos in enumerate(parts):
+        m = Mesh.from_triangles(f"Boxes{i}", pos, np.arange(len(pos)).reshape(-1, 3))
+        m.materials, m.face_material = [0], np.zeros(len(pos) // 3, np.int32)
+        if smooth:
+            centre = np.where(np.arange(len(pos))[:, None] < 36, 0.5, 1.5)
+            n = pos - centre
+            m.normals = (n / np.linalg.norm(n, axis=1, keepdims=True)).astype(np.float32)
+        sc.meshes.append(m)
+        sc.add_node(Node(m.name, "MESH", i))
+    return sc
+
+
+@pytest.mark.parametrize("ext", ["mesh", "u3d"])
+@pytest.mark.parametrize("normals", ["SHARP_EDGES", "EXACT"])
+def test_welded_imports_split_points_where_faces_meet_without_an_edge(tmp_path, ext, normals):
+    """The default import welds each box to its 8 corners; the touching point becomes one vertex per
+    box (16, not 15), so no vertex has faces that share no edge (Cycles would smooth across them)."""
+    from addon.codec import load, save
+    save(touching_boxes_scene(), tmp_path / f"boxes.{ext}")
+    m = load(tmp_path / f"boxes.{ext}", normals=normals).meshes[0]
+    assert len(m.positions) == 16
+    c = np.asarray(m.corners)
+    e = meshops.edge_pairs(c, meshops.next_corner(m.faces, len(c)))
+    assert not meshops.several_fans(c, e, len(m.positions))
+    np.testing.assert_allclose(np.sort(m.positions, 0)[[7, 8]], [[1, 1, 1], [1, 1, 1]])   # the point, twice
+    if normals == "SHARP_EDGES":
+        # flat boxes: the 12 box edges of each box sharp (2 corners each), the face diagonals not
+        assert m.sharp_edges is not None and int(m.sharp_edges.sum()) == 2 * 12 * 2
+
+
+def test_split_fan_points_keeps_a_single_fan_mesh_as_it_is():
+    from addon.codec.scene import Mesh
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS
+    m = Mesh.from_triangles("Cube", CUBE_POINTS, CUBE_TRIS)
+    before = m.corners.copy()
+    assert meshops.split_fan_points(m) == 0
+    np.testing.assert_array_equal(m.corners, before)
+
+
 # -- Blender's edges seen from their two sides (the bridge's fast path) ------------------------
 def _blender_edges(c: np.ndarray) -> tuple[np.ndarray, int]:
     """(corner_edge, edge count) as Blender numbers them: one edge per vertex pair of a face side."""

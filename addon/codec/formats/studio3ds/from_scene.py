@@ -171,7 +171,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
             owners.append(i)
             seen_mesh.add(n.data if n.kind == "MESH" else None)
     taken: set[str] = set()                    # every editor object name, lower case
-    owner_names = unique_names([scene.nodes[i].extras.get("source_name", scene.nodes[i].name) for i in owners],
+    owner_names = unique_names([scene.nodes[i].source_name or scene.nodes[i].name for i in owners],
                                limit, warnings, "object", taken)
     obj_names = {i: nm for i, nm in zip(owners, owner_names)}
     anim = timeline_animation(scene, warnings) if options.use_keyframes else None

@@ -114,11 +114,20 @@ class TextureFinder:
         return ""
 
 
-# Map placement, as 3D Studio draws it (and as assimp reads it; lib3ds keeps the raw numbers and
-# leaves them to the caller): tiling and angle turn about the picture's centre, the angle turns
-# the picture counter-clockwise, a U offset moves it toward +U and a V offset toward -V.
+# Map placement, as 3D Studio draws it (3ds Max's own .3ds importer and assimp agree; lib3ds keeps the
+# raw numbers and leaves them to the caller; see test_assets/3ds/MAP_PARAMETERS.md): tiling and angle
+# turn about the picture's centre, the angle turns the picture counter-clockwise, a U offset moves it
+# toward +U and a V offset toward -V.
 PIVOT = (0.5, 0.5)
-DECAL, MIRROR, NO_TILE, ALPHA_SOURCE = 0x1, 0x2, 0x10, 0x40      # map flag bits (lib3ds names)
+# map flag bits (lib3ds names)
+DECAL, MIRROR, NEGATE, NO_TILE, SUMMED_AREA, ALPHA_SOURCE = 0x1, 0x2, 0x8, 0x10, 0x20, 0x40
+TINT, IGNORE_ALPHA, RGB_TINT = 0x80, 0x100, 0x200
+LOOK_BITS = DECAL | MIRROR | NEGATE | NO_TILE | ALPHA_SOURCE | TINT | RGB_TINT
+# tint colours when the flag is set without them: black to white, and pure red, green, blue (no change)
+TINT_DEFAULT = {"tint1": (0, 0, 0), "tint2": (255, 255, 255), "tint_r": (255, 0, 0), "tint_g": (0, 255, 0),
+                "tint_b": (0, 0, 255)}
+TINT_CHUNKS = {"tint1": ids.MAT_MAP_COL1, "tint2": ids.MAT_MAP_COL2, "tint_r": ids.MAT_MAP_RCOL,
+               "tint_g": ids.MAT_MAP_GCOL, "tint_b": ids.MAT_MAP_BCOL}
 
 
 def map_placement(u_offset: float, v_offset: float, angle_deg: float) -> tuple[tuple[float, float], float]:
@@ -130,6 +139,19 @@ def map_flags(flags: int) -> tuple[str, bool]:
     """(extension, alpha source): no tiling and decal clip the picture, mirror tiles it mirrored."""
     ext = "MIRROR" if flags & MIRROR else "CLIP" if flags & (NO_TILE | DECAL) else "REPEAT"
     return ext, bool(flags & ALPHA_SOURCE)
+
+
+def map_look(flags: int) -> tuple:
+    """Everything the flags change in the material nodes: (extension, alpha source, decal, negative,
+    tint kind: 2 luminance / 3 RGB / 0 none)."""
+    tint = 3 if flags & RGB_TINT else 2 if flags & TINT else 0
+    return (*map_flags(flags), bool(flags & DECAL), bool(flags & NEGATE), tint)
+
+
+def tint_colours(flags: int, extras: dict) -> tuple:
+    """The slot's tint colours (0..1) from the flags and the colour chunks read into `extras`."""
+    keys = ("tint_r", "tint_g", "tint_b") if flags & RGB_TINT else ("tint1", "tint2") if flags & TINT else ()
+    return tuple(tuple(float(x) / 255.0 for x in extras.get("3ds_" + k, TINT_DEFAULT[k])) for k in keys)
 
 
 def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
@@ -149,11 +171,13 @@ def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
     blur = m.value(ids.MAT_MAP_TEXBLUR)
     if blur is not None:
         slot.extras["3ds_blur"] = float(blur)
-    for cid, key in ((ids.MAT_MAP_COL1, "tint1"), (ids.MAT_MAP_COL2, "tint2"), (ids.MAT_MAP_RCOL, "tint_r"),
-                     (ids.MAT_MAP_GCOL, "tint_g"), (ids.MAT_MAP_BCOL, "tint_b")):
+    for key, cid in TINT_CHUNKS.items():
         v = m.value(cid)
         if v is not None:
             slot.extras["3ds_" + key] = list(v)
+    if flags is not None:
+        slot.decal, slot.invert = bool(flags & DECAL), bool(flags & NEGATE)
+        slot.tint = tint_colours(int(flags), slot.extras)
     return slot
 
 
@@ -207,4 +231,7 @@ def build_material(c: Chunk, images: list[Image], image_index: dict[str, int], f
         if which == "opacity" and not is_mask:
             mat.blend = "BLEND" if mat.blend == "OPAQUE" else mat.blend
         mat.textures.append(slot)
+    if c.has(ids.MAT_DECAL):         # the material's decal flag makes every map a decal (as 3D Studio reads it)
+        for slot in mat.textures:
+            slot.decal, slot.extension = True, "CLIP" if slot.extension == "REPEAT" else slot.extension
     return mat

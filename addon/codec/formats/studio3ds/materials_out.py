@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import math
 import os
-import re
 
 from ...errors import Warnings
+from ...file_names import name_83
 from ...scene import Material, Scene
 from . import ids
-from .materials import ALPHA_SOURCE, DECAL, FLAG_CHUNKS, MIRROR, NO_TILE, PERCENT_CHUNKS, SLOT_KIND, map_flags
+from .materials import (ALPHA_SOURCE, DECAL, FLAG_CHUNKS, LOOK_BITS, MIRROR, NEGATE, NO_TILE, PERCENT_CHUNKS,
+                        RGB_TINT, SLOT_KIND, TINT, TINT_CHUNKS, map_look)
 from .model import Chunk
 
 KIND_TO_MAP = {v: k for k, v in SLOT_KIND.items()} | {"normal": "bump", "environment": "reflection"}
@@ -38,22 +39,6 @@ def _percent(cid: int, v: float) -> Chunk:
     c = Chunk(cid)
     c.add(ids.INT_PERCENT, int(round(min(max(v, 0.0), 1.0) * 100)))
     return c
-
-
-def name_83(name: str, taken: set[str]) -> str:
-    """An upper-case 8.3 name for a texture file, unique among `taken`."""
-    base = name.replace("\\", "/").split("/")[-1]
-    stem, ext = os.path.splitext(base)
-    stem = re.sub(r"[^A-Z0-9_]", "", stem.upper()) or "TEX"
-    ext = re.sub(r"[^A-Z0-9_]", "", ext.upper())[:3]
-    out = f"{stem[:8]}.{ext}" if ext else stem[:8]
-    n = 1
-    while out in taken and n < 1000:
-        short = f"{stem[:8 - len(str(n)) - 1]}~{n}"
-        out = f"{short}.{ext}" if ext else short
-        n += 1
-    taken.add(out)
-    return out
 
 
 def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[int, str]) -> Chunk:
@@ -93,21 +78,38 @@ def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[i
         m.add(ids.MAT_MAP_UOFFSET, float(slot.offset[0]))
         m.add(ids.MAT_MAP_VOFFSET, -float(slot.offset[1]) + 0.0)       # map_placement(), turned round
         m.add(ids.MAT_MAP_ANG, math.degrees(slot.rotation))
-        for tid, key in ((ids.MAT_MAP_COL1, "tint1"), (ids.MAT_MAP_COL2, "tint2"), (ids.MAT_MAP_RCOL, "tint_r"),
-                         (ids.MAT_MAP_GCOL, "tint_g"), (ids.MAT_MAP_BCOL, "tint_b")):
-            if "3ds_" + key in slot.extras:
-                m.add(tid, tuple(int(x) for x in slot.extras["3ds_" + key]))
+        colours = tint_chunks(slot)
+        for key, tid in TINT_CHUNKS.items():
+            if key in colours:
+                m.add(tid, colours[key])
     return c
 
 
+def _look(slot) -> tuple:
+    """map_look() of what the slot shows now."""
+    return slot.extension, slot.alpha_source, slot.decal, slot.invert, len(slot.tint) if len(slot.tint) in (2, 3) else 0
+
+
 def flags_of(slot) -> int:
-    """The map flags as read, with tiling and alpha source as the slot now has them."""
+    """The map flags as read, with tiling, decal, negative, alpha source and tint as the slot now has them."""
     flags = int(slot.extras.get("3ds_map_flags", 0))
-    if map_flags(flags) == (slot.extension, slot.alpha_source):
+    look = _look(slot)
+    if map_look(flags) == look:
         return flags
-    flags &= ~(DECAL | MIRROR | NO_TILE | ALPHA_SOURCE)
-    flags |= {"MIRROR": MIRROR, "CLIP": NO_TILE}.get(slot.extension, 0)
-    return flags | (ALPHA_SOURCE if slot.alpha_source else 0)
+    ext, alpha, decal, invert, tint = look
+    flags &= ~LOOK_BITS
+    flags |= {"MIRROR": MIRROR, "CLIP": NO_TILE}.get(ext, 0) | (DECAL if decal else 0) | (NEGATE if invert else 0)
+    flags |= {2: TINT, 3: RGB_TINT}.get(tint, 0)
+    return flags | (ALPHA_SOURCE if alpha else 0)
+
+
+def tint_chunks(slot) -> dict[str, tuple[int, int, int]]:
+    """Colour chunk values by key: the file's, with the slot's tint colours where it has a tint."""
+    out = {k: tuple(int(x) for x in slot.extras["3ds_" + k]) for k in TINT_CHUNKS if "3ds_" + k in slot.extras}
+    keys = {2: ("tint1", "tint2"), 3: ("tint_r", "tint_g", "tint_b")}.get(len(slot.tint), ())
+    for k, rgb in zip(keys, slot.tint):
+        out[k] = tuple(int(round(min(max(float(x), 0.0), 1.0) * 255)) for x in rgb[:3])
+    return out
 
 
 def texture_names(scene: Scene, use_83: bool, warnings: Warnings) -> dict[int, str]:

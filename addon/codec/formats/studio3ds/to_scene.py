@@ -171,7 +171,7 @@ class _Builder:
                         hide=bool(n.flags1 & HIDDEN),
                         extras={"3ds_node_id": int(n.node_id), "3ds_node_flags": [int(n.flags1), int(n.flags2)]})
             if n.display_name != n.name:
-                node.extras["source_name"] = n.name
+                node.source_name = n.name
             if n.instance:
                 node.extras["3ds_instance"] = n.instance
             if any(n.pivot):
@@ -378,16 +378,9 @@ def _to_scene(model: Model, options: ImportOptions, warnings: Warnings) -> Scene
     if options.apply_transform:
         _apply_transforms(sc)
     master = float(b.ed.value(ids.MASTER_SCALE, 1.0) or 1.0)
-    sc.metadata["3ds_master_scale"] = master
     if options.use_master_scale and master != 1.0:
         _scale(sc, master)
     types = options.object_types
     kinds = {k.strip().upper() for k in (types.split(",") if isinstance(types, str) else types) if k.strip()}
     _filter(sc, kinds)
-    version = model.version()
-    if version is not None:
-        sc.metadata["3ds_version"] = int(version)
-    mv = b.ed.value(ids.MESH_VERSION)
-    if mv is not None:
-        sc.metadata["3ds_mesh_version"] = int(mv)
     return sc

@@ -20,21 +20,56 @@ from .validate import MAX_FRAMES
 
 @dataclass
 class Timeline:
-    """The file's one timeline, frames 0..last: each animation at its first file frame (`parts`)."""
+    """The file's one timeline, frames 0..last: each animation at its first file frame (`parts`).
+
+    `frames` are the file frames that are sampled: every one, unless a part runs longer than
+    animation.MAX_BAKED_SPAN (a range a file may have made up); such a part is sampled at its own
+    key frames and ends only, since U3D interpolates between keys itself (`sparse`)."""
     parts: list[tuple[Animation, int, np.ndarray]]     # (animation, first file frame, its own frames)
     last: int
+    frames: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.frames is None:
+            self.frames = np.arange(self.last + 1)
+
+    @property
+    def sparse(self) -> bool:
+        return len(self.frames) < self.last + 1
 
     def sample(self, fn, width: int) -> np.ndarray:
-        """(last + 1, width) values: fn(animation, its frames) inside each part; a frame between
+        """(len(frames), width) values: fn(animation, its frames) inside each part; a frame between
         parts holds the next part's first value (the last part's last one after them)."""
-        out = np.full((self.last + 1, width), np.nan)
+        out = np.full((len(self.frames), width), np.nan)
         for anim, first, frames in self.parts:
-            out[first:first + len(frames)] = fn(anim, frames)
+            inside = (self.frames >= first) & (self.frames < first + len(frames))
+            if inside.any():
+                out[inside] = fn(anim, frames[0] + (self.frames[inside] - first))
         known = np.flatnonzero(~np.isnan(out[:, 0]))
         if len(known) and len(known) < len(out):
             nxt = np.clip(np.searchsorted(known, np.arange(len(out))), 0, len(known) - 1)
             out = out[known[nxt]]
         return out
+
+
+def _sampled_frames(parts: list[tuple[Animation, int, np.ndarray]], last: int) -> np.ndarray | None:
+    """The file frames to sample when a part is longer than animation.MAX_BAKED_SPAN (None: all of
+    them): such a part at its channels' whole key frames and its ends, the others at every frame;
+    and the frame after each part, which holds the next part's first value."""
+    if all(len(frames) <= animation.MAX_BAKED_SPAN for _, _, frames in parts):
+        return None
+    out = [np.array([0, last])]
+    for anim, first, frames in parts:
+        end = first + len(frames) - 1
+        out.append(np.array([first, end, min(end + 1, last)]))
+        if len(frames) <= animation.MAX_BAKED_SPAN:
+            out.append(np.arange(first, end + 1))
+            continue
+        for c in anim.channels:
+            f = np.asarray(c.frames, np.float64).reshape(-1)
+            f = f[np.isfinite(f) & (f >= frames[0]) & (f <= frames[-1])]
+            out.append(np.unique(np.concatenate([np.floor(f), np.ceil(f)])).astype(np.int64) - int(frames[0]) + first)
+    return np.unique(np.concatenate(out))
 
 
 def _animations(scene: Scene) -> list[Animation]:
@@ -52,11 +87,12 @@ def timeline(scene: Scene) -> Timeline:
         parts = [(a, start + shift, animation.frames_of(a)) for a, start in zip(anims, starts)]
     last = max([first + len(frames) - 1 for _, first, frames in parts] + [0])
     for m in scene.meshes:       # frames the bridge baked into shape keys
-        if m.extras.get("baked_frames"):
-            last = max(last, int(max(m.extras["baked_frames"])))
+        if m.baked_frames:
+            last = max(last, int(max(m.baked_frames)))
     if last >= MAX_FRAMES:
         raise UnsupportedFeature(f"the animation reaches frame {last}; at most {MAX_FRAMES - 1} can be exported")
-    return Timeline(parts, max(int(last), 0))
+    last = max(int(last), 0)
+    return Timeline(parts, last, _sampled_frames(parts, last))
 
 
 def bone_keys(scene: Scene, arm_node: int, bones: list[str], rest_locals: np.ndarray, line: Timeline) -> list[tuple]:
@@ -83,9 +119,10 @@ def bone_keys(scene: Scene, arm_node: int, bones: list[str], rest_locals: np.nda
     v = v.reshape(len(v), len(bones), 10)
     lt, lq, ls = v[..., :3], animation.continuous(v[..., 3:7]), v[..., 7:]
     src = _source_frames(line, arm_node, bones)
-    return list(zip(_keys(SCALE_KEY, ls[..., SWAP].astype(np.float32), src),
-                    _keys(SCALE_KEY, lt[..., SWAP].astype(np.float32), src),
-                    _keys(ROT_KEY, quat_from_blender(lq).astype(np.float32), src, rotation=True)))
+    at = line.frames if len(v) == len(line.frames) else np.zeros(1, np.int64)
+    return list(zip(_keys(SCALE_KEY, ls[..., SWAP].astype(np.float32), src, at=at),
+                    _keys(SCALE_KEY, lt[..., SWAP].astype(np.float32), src, at=at),
+                    _keys(ROT_KEY, quat_from_blender(lq).astype(np.float32), src, rotation=True, at=at)))
 
 
 def _holds_one_pose(line: Timeline, arm_node: int) -> bool:
@@ -132,12 +169,17 @@ def _source_frames(line: Timeline, arm_node: int, bones: list[str]) -> list[np.n
     return [np.unique(np.concatenate(found[n])) if found[n] else np.zeros(0, np.int64) for n in bones]
 
 
-def _keys(dtype, values: np.ndarray, sources: list[np.ndarray], rotation: bool = False) -> list[np.ndarray]:
+def _keys(dtype, values: np.ndarray, sources: list[np.ndarray], rotation: bool = False,
+          at: np.ndarray | None = None) -> list[np.ndarray]:
     """(T, B, D) values of B bones -> each bone's keys: at its source's key frames when U3D's
     interpolation (linear; slerp for rotations) of them replays every frame; else one key per frame;
-    one key when nothing changes."""
+    one key when nothing changes. Row t is file frame `at[t]` (t itself by default); rows that are
+    not whole consecutive frames are kept as they are (the replay checks count rows as frames)."""
     n_frames = len(values)
-    frames = np.arange(n_frames, dtype=np.uint32)
+    frames = (np.arange(n_frames) if at is None else np.asarray(at)).astype(np.uint32)
+    consecutive = at is None or len(at) < 2 or bool(np.all(np.diff(at) == 1))
+    if not consecutive:
+        sources = [np.zeros(0, np.int64)] * len(sources)
     still = np.all(values == values[:1], axis=(0, 2))
     tolerance = 1e-5 * np.fmax(1.0, np.abs(values).max(axis=(0, 2)).astype(np.float64))
     # a key on every frame replays them all by itself; fewer are checked, every bone at once
@@ -299,14 +341,19 @@ def _thin(keep: np.ndarray, values: np.ndarray, rotation: bool, tolerance: float
 def shape_key_frames(scene: Scene, node: int, sm: SMesh, line: Timeline) -> list[np.ndarray] | None:
     """Positions at every frame from animated shape keys (Blender axes), or None if not animated."""
     keys = sm.shape_keys
-    baked = sm.extras.get("baked_frames")
-    if baked is not None and len(baked) == len(keys) and len(keys) > 1:
+    baked = sm.baked_frames
+    is_baked = len(baked) == len(keys) > 1
+    if not is_baked and (len(keys) < 2 or not any(animation.shape_key_weights(a, node, sm, [0.0]) is not None
+                                                  for a, _, _ in line.parts)):
+        return None
+    if line.sparse:         # one mesh per frame: a made-up range must not be written out frame by frame
+        raise UnsupportedFeature(f"shape keys of {sm.name!r} animate {line.last + 1} frames; U3D stores a mesh "
+                                 f"per frame, and at most {animation.MAX_BAKED_SPAN} are written")
+    if is_baked:
         # the bridge baked one absolute key per frame: take the frames of the timeline as they are
         by_frame = {int(f): k.positions for f, k in zip(baked, keys)}
         first_key = keys[0].positions
         return [np.asarray(by_frame.get(f, first_key), np.float32) for f in range(0, line.last + 1)]
-    if len(keys) < 2 or not any(animation.shape_key_weights(a, node, sm, [0.0]) is not None for a, _, _ in line.parts):
-        return None
 
     def weights(anim, frames):
         w = animation.shape_key_weights(anim, node, sm, frames)

@@ -4,7 +4,7 @@ v1 meshes carry no iLOD/iMeshPerFrame: the LoD is the one whose level of
 detail matches the mesh's LOD value (1.0 is the highest), and meshes are
 numbered in file order within a (frame, LoD). v1 stores squared camera
 distances at which a LoD starts; v2 stores each LoD's maximal distance.
-Values only v1 has go into `extras` (scene metadata / custom properties).
+Values only v1 has go into `extras` (the mesh objects' custom properties).
 """
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ import re
 
 import numpy as np
 
+from ... import animation
 from ...axes import apply_points, inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
 from ...option_rules import choices
@@ -45,6 +46,11 @@ class _Exporter:
             warnings.warn("only the first armature is exported (a .u3d model has one skeleton)")
         self.arm = self.arm_nodes[0] if self.arm_nodes else -1
         self.line = timeline(scene)
+        for anim, _, frames in self.line.parts:
+            if len(frames) > animation.MAX_BAKED_SPAN and any(c.interpolation != "LINEAR" for c in anim.channels):
+                warnings.warn(f"animation {anim.name!r} runs {len(frames)} frames (more than "
+                              f"{animation.MAX_BAKED_SPAN}): written at its key frames only, between which "
+                              f"U3D plays straight lines")
         self.shape_key_nodes: set[int] = set()       # nodes whose shape-key animation became frames
         self.frame_object_nodes: set[int] = set()    # one object per frame, shown in turn
 
@@ -229,29 +235,26 @@ def _mesh(name, sm, vd: VertexData, lod, mpf, frame, ns, mats, positions) -> Mes
                 extra=bytes.fromhex(str(sm.extras.get("u3d_extra", ""))))
 
 
-def _lod_distances(scene: Scene, nodes: list, n_lod: int) -> np.ndarray:
+def _lod_distances(nodes: list, n_lod: int) -> np.ndarray:
     known = {}
     for n in nodes:
         d = n.extras.get("u3d_lod_max_camera_distance")
         if d is not None:
             known[_lod_of(n)] = float(d)
-    meta = scene.metadata.get("u3d_lod_max_camera_distance")
     out = []
     for i in range(n_lod):
         if i in known:
             out.append(known[i])
-        elif meta is not None and len(meta) == n_lod:
-            out.append(float(meta[i]))
         else:
             out.append(FLT_MAX if i == n_lod - 1 else 100.0 * 2 ** i)
     return np.array(out, "<f4")
 
 
-def model_wide_extras(scene: Scene, nodes: list) -> dict:
-    """Model-wide values (v1 cel shading, shader template): scene metadata, else the mesh objects' properties."""
+def model_wide_extras(nodes: list) -> dict:
+    """Model-wide values (v1 cel shading, shader template), from the mesh objects' properties."""
     out = {}
-    for source in [n.extras for n in reversed(nodes)] + [scene.metadata]:
-        out.update({k: v for k, v in source.items() if k.startswith("u3d_v1_") or k == "u3d_shader_pack_template"})
+    for n in reversed(nodes):
+        out.update({k: v for k, v in n.extras.items() if k.startswith("u3d_v1_") or k == "u3d_shader_pack_template"})
     return out
 
 
@@ -281,9 +284,9 @@ def build(scene: Scene, v1: bool, warnings: Warnings) -> Model:
     h = ModelHeader(n_mesh=len(meshes), n_mesh_per_frame=max(m.i_mesh_per_frame for m in meshes) + 1,
                     n_frame=frames, n_lod=n_lod, n_material=len(mats), n_bone=len(bones),
                     vertex_tweening=tweening if not bones else 0,
-                    lod_max_camera_distance=_lod_distances(scene, [scene.nodes[i] for i in ex.mesh_nodes], n_lod),
+                    lod_max_camera_distance=_lod_distances([scene.nodes[i] for i in ex.mesh_nodes], n_lod),
                     tex_coord_dimension=tuple(d for _, d in layout), n_skin_weight=nsw)
-    wide = model_wide_extras(scene, [scene.nodes[i] for i in ex.mesh_nodes])
+    wide = model_wide_extras([scene.nodes[i] for i in ex.mesh_nodes])
     tmpl = wide.get("u3d_shader_pack_template")
     if tmpl is not None:
         h.shader_pack_template_exists, h.shader_pack_template = 1, bytes.fromhex(str(tmpl))

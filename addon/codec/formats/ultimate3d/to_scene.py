@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import animation
 from ...errors import Warnings
-from ...meshops import weld_by_normals
+from ...meshops import split_fan_points, weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
 from .conventions import FILE_NAME, SWAP, matrix_to_blender
@@ -226,7 +226,6 @@ class _Builder:
         sm.shape_keys.append(ShapeKey(name="Basis", positions=sm.positions))
         interp = "LINEAR" if self.h.vertex_tweening else "CONSTANT"
         sm.extras["u3d_vertex_tweening"] = bool(self.h.vertex_tweening)
-        sm.extras["u3d_frame_shape_keys"] = True
         for f in order[1:]:
             name = f"frame_{f}"
             sm.shape_keys.append(ShapeKey(name=name, positions=np.ascontiguousarray(
@@ -303,7 +302,7 @@ class _Builder:
             self.sc.animations.append(Animation(name=name, frame_start=lo, frame_end=hi,
                                                 channels=[slice_channel(c, lo, hi) for c in self.channels],
                                                 # NLA strips, one per range: an active action would hide the others
-                                                extras={"u3d_action_range": [first, end], "placement": "NLA"}))
+                                                placement="NLA", extras={"u3d_action_range": [first, end]}))
             self.sc.markers += [Marker(name, lo), Marker(f"{name}_end", hi)]
 
     def build(self) -> Scene:
@@ -317,16 +316,13 @@ class _Builder:
             for i, sm in enumerate(self.sc.meshes):
                 if i not in per_frame:
                     weld_by_normals(sm, self.options.normals == "EXACT", self.warnings)
+                    split_fan_points(sm)    # faces meeting at a point without an edge: Cycles smears
         self.animations()
-        h, md = self.h, self.sc.metadata
-        md.update({"u3d_lod_max_camera_distance": [float(d) for d in h.lod_max_camera_distance],
-                   "u3d_vertex_tweening": bool(h.vertex_tweening), "u3d_frames": h.n_frame,
-                   "u3d_tex_coord_dimension": list(h.tex_coord_dimension)})
+        h = self.h
         model_wide = dict(self.model.extras)
         if h.shader_pack_template_exists:
             model_wide["u3d_shader_pack_template"] = (h.shader_pack_template or b"").hex()
-        md.update(model_wide)
-        # Blender keeps no scene metadata: model-wide values also ride on every mesh object
+        # model-wide values ride on every mesh object (the LoD distances on each LoD's objects)
         for n in self.sc.nodes:
             if n.kind == "MESH":
                 n.extras.update(model_wide)

@@ -13,22 +13,20 @@ from ... import animation
 from ...errors import Warnings
 from ...scene import Animation, Scene
 from . import pose
-from .conventions import BASIS, ORDER_PROP, REST_KEY
+from .conventions import BASIS, ORDER_PROP
 from .model import BIND_DTYPE, QUAT_SCALE, R_BIT, S_BITS, T_BITS, BoneHeader, Track
 
 
 def armature_bones(scene: Scene, warnings: Warnings):
     """(armature index, its node, bone headers, bind pose, scene bone -> file bone map)."""
     if not scene.armatures:
-        rest = scene.metadata.get(REST_KEY)
-        if not rest:
+        rest = scene.rest_pose
+        if rest is None or not rest.bones:
             return -1, -1, [], np.zeros(0, BIND_DTYPE), None
-        names = list(rest)
-        bones = [BoneHeader(n, int(rest[n][0])) for n in names]
-        bind = np.zeros(len(names), BIND_DTYPE)
-        vals = np.array([rest[n][1:] for n in names], np.float32).reshape(-1, 10)
-        bind["t"], bind["r"], bind["s"] = vals[:, 0:3], vals[:, 3:7], vals[:, 7:10]
-        return -1, -1, bones, bind, np.arange(len(names))
+        bones = [BoneHeader(n, int(p)) for n, p in zip(rest.bones, rest.parents)]
+        bind = np.zeros(len(rest.bones), BIND_DTYPE)
+        bind["t"], bind["r"], bind["s"] = rest.translation, pose.wxyz_to_xyzw(rest.rotation), rest.scale
+        return -1, -1, bones, bind, np.arange(len(rest.bones))
     if len(scene.armatures) > 1:
         warnings.warn(f"{len(scene.armatures)} armatures: only the first, {scene.armatures[0].name!r}, is written")
     arm = scene.armatures[0]

@@ -14,9 +14,6 @@ TANGENT_ATTR = "unigine_tangent"          # (C, 3) kept so that export rebuilds 
 SIGN_ATTR = "unigine_binormal_sign"       # (C,) +1 / -1
 ORDER_PROP = "unigine_index"              # Bone.extras: the bone's index in the file
 
-# scene.metadata: {bone: [parent, t(3), r xyzw(4), s(3)]}, the rest an imported .anim's keys are relative to
-REST_KEY = "unigine_rest"
-
 
 def uv_to_blender(uv: np.ndarray) -> np.ndarray:
     out = np.array(uv, np.float32, copy=True).reshape(-1, 2)

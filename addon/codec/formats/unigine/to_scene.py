@@ -15,10 +15,10 @@ import numpy as np
 
 from ... import axes
 from ...errors import FormatError, Warnings
-from ...meshops import weld_by_normals
-from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, Scene, ShapeKey, Skin
+from ...meshops import split_fan_points, weld_by_normals
+from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, RestPose, Scene, ShapeKey, Skin
 from . import pose, tangent
-from .conventions import BASIS, COLOR_NAME, ORDER_PROP, REST_KEY, SIGN_ATTR, TANGENT_ATTR, UV_NAMES, uv_to_blender
+from .conventions import BASIS, COLOR_NAME, ORDER_PROP, SIGN_ATTR, TANGENT_ATTR, UV_NAMES, uv_to_blender
 from .model import R_BIT, S_BITS, T_BITS, WEIGHT_SCALE, AnimFile, MeshFile, Surface, Track
 from .options import AnimImportOptions, ImportOptions
 from .read import read_mesh
@@ -126,6 +126,7 @@ def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.nda
     if not track.frame_count or not len(track.bones):
         return anim
     t, q, s = pose.decoded_keys(track, bind)
+    t, q, s = _finite_keys(track, bind, t, q, s, warnings)
     bone_names = [names[i] for i in track.bones]
     keep = [i for i, n in enumerate(bone_names) if n in rest]
     for i, n in enumerate(bone_names):
@@ -143,6 +144,21 @@ def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.nda
     return anim
 
 
+def _finite_keys(track: Track, bind: np.ndarray, t, q, s, warnings: Warnings):
+    """Keys a lying box or bind makes infinite or NaN hold the bind pose there (or none, if that lies too)."""
+    bad = ~(np.isfinite(t).all(-1) & np.isfinite(q).all(-1) & np.isfinite(s).all(-1))
+    if not bad.any():
+        return t, q, s
+    warnings.warn(f"animation {track.name!r}: {int(bad.sum())} bone keys are not finite numbers; "
+                  "those bones hold their bind pose there")
+    b = bind[track.bones.astype(np.int64)]
+    rest_t = np.where(np.isfinite(b["t"]), b["t"], 0.0)
+    rest_s = np.where(np.isfinite(b["s"]), b["s"], 1.0)
+    rest_q = pose.safe_quat(pose.xyzw_to_wxyz(np.nan_to_num(b["r"].astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)))
+    m = bad[..., None]
+    return np.where(m, rest_t[None], t), np.where(m, rest_q[None], q), np.where(m, rest_s[None], s)
+
+
 def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") -> None:
     """One line naming the bones whose bind pose cannot be used as it is (pose.bind_local reads them)."""
     bad = np.flatnonzero(pose.bad_bind(bind)) if len(bind) else []
@@ -152,12 +168,12 @@ def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") 
                       "those parts read as no move, no turn, scale 1")
 
 
-def _each_alone(scene: Scene) -> None:
+def each_alone(scene: Scene) -> None:
     """Several animations become NLA strips one after another (an active action would hide the
     others); the timeline covers the first, as the file plays it from frame 0."""
     if len(scene.animations) > 1:
         for a in scene.animations:
-            a.extras["placement"] = "NLA"
+            a.placement = "NLA"
     if scene.animations:
         scene.frame_start = 0
         scene.frame_end = int(max(a.frame_end for a in scene.animations))
@@ -197,21 +213,23 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
             # coordinate vertices split where surfaces meet (and where an exporter split them for a
             # normal or UV): welded, with the file's tangent frames kept per corner for export
             weld_by_normals(mesh, opts.normals == "EXACT", warnings)
+            split_fan_points(mesh)          # faces meeting at a point without an edge: Cycles smears
         scene.meshes.append(mesh)
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
-    _each_alone(scene)
+    each_alone(scene)
     return scene
 
 
-def _rest_metadata(kept: list[str], rigid_local: dict[str, np.ndarray], parent_of: dict[str, str | None]) -> dict:
+def _rest_pose(kept: list[str], rigid_local: dict[str, np.ndarray], parent_of: dict[str, str | None]) -> RestPose:
     """The rigid rest of the kept bones, parents as indices into `kept` (-1: a root, or a parent not kept)."""
-    bind = pose.bind_from_local(np.stack([rigid_local[n] for n in kept])) if kept else []
+    if not kept:
+        return RestPose()
+    bind = pose.bind_from_local(np.stack([rigid_local[n] for n in kept]))
     at = {n: i for i, n in enumerate(kept)}
-    return {n: [at.get(parent_of.get(n), -1)] + bind[i]["t"].tolist() + bind[i]["r"].tolist() + bind[i]["s"].tolist()
-            for i, n in enumerate(kept)}
+    return RestPose(bones=list(kept), parents=[at.get(parent_of.get(n), -1) for n in kept],
+                    translation=bind["t"].copy(), rotation=pose.xyzw_to_wxyz(bind["r"]).copy(), scale=bind["s"].copy())
 
 
-UNSTORED_KEY = "unigine_unstored"   # scene.metadata: {animation: {bone: [tx, ty, tz, rot, sx, sy, sz] never stored}}
 _COMPONENT_BITS = T_BITS + (R_BIT,) + S_BITS
 
 
@@ -220,14 +238,13 @@ def _unstored(track: Track, names: list[str]) -> dict[str, list[bool]]:
     return {names[b]: [not (int(stored[j]) & bit) for bit in _COMPONENT_BITS] for j, b in enumerate(track.bones)}
 
 
-def rest_from_metadata(scene: Scene) -> dict[str, np.ndarray]:
-    """The parent-local rest matrices an imported .anim's channels are relative to."""
-    rest = scene.metadata.get(REST_KEY) or {}
-    if not rest:
+def _rest_local(rest: RestPose | None) -> dict[str, np.ndarray]:
+    """The parent-local rest matrices an imported .anim's channels are relative to, by bone name."""
+    if rest is None or not rest.bones:
         return {}
-    vals = np.array([v[1:] for v in rest.values()], np.float64).reshape(-1, 10)
-    local = pose.axes.compose(vals[:, 0:3], pose.safe_quat(pose.xyzw_to_wxyz(vals[:, 3:7])), vals[:, 7:10])
-    return {n: local[i] for i, n in enumerate(rest)}
+    local = pose.axes.compose(np.asarray(rest.translation, np.float64), pose.safe_quat(rest.rotation),
+                              np.asarray(rest.scale, np.float64))
+    return {n: local[i] for i, n in enumerate(rest.bones)}
 
 
 def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
@@ -240,7 +257,7 @@ def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
     .anim's own otherwise); without it the .anim's own bind block stands in
     (the notes warn it is sometimes frame 0 rather than the mesh's rest).
     The channels are relative to the rigid version of that rest, as an
-    imported .mesh's armature has it; metadata[REST_KEY] keeps that rigid
+    imported .mesh's armature has it; scene.rest_pose keeps that rigid
     rest, for rebase_animations and for writing the keys back.
     """
     names = [b.name for b in a.bones]
@@ -265,13 +282,13 @@ def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
             fallback[i] = pose.bind_from_local(np.asarray(rest_local[n], np.float64)[None])[0]
     scene = Scene(fps=opts.fps)
     kept = [n for n in dict.fromkeys(names) if n in rest]
-    scene.metadata[REST_KEY] = _rest_metadata(kept, {n: rest[n][0] for n in kept},
-                                              {n: rnames[p] if p >= 0 else None for n, p in zip(rnames, parents)})
+    scene.rest_pose = _rest_pose(kept, {n: rest[n][0] for n in kept},
+                                 {n: rnames[p] if p >= 0 else None for n, p in zip(rnames, parents)})
     _warn_non_uniform(uniform, a.animations, warnings)
     for tr in a.animations:
         scene.animations.append(track_animation(tr, names, fallback, rest, -1, opts.fps, warnings))
-        scene.metadata.setdefault(UNSTORED_KEY, {})[tr.name] = _unstored(tr, names)
-    _each_alone(scene)
+        scene.rest_pose.unstored[tr.name] = _unstored(tr, names)
+    each_alone(scene)
     return scene
 
 
@@ -281,8 +298,8 @@ def rebase_animations(scene: Scene, rest_local: dict[str, np.ndarray], warnings:
     Bones the armature lacks lose their channels (a warning); armature bones
     that no animation moves are named in a warning too.
     """
-    old = rest_from_metadata(scene)
-    unstored = scene.metadata.get(UNSTORED_KEY) or {}
+    old = _rest_local(scene.rest_pose)
+    unstored = scene.rest_pose.unstored if scene.rest_pose is not None else {}
     animated = set()
     for anim in scene.animations:
         by_bone: dict[str, dict[str, object]] = {}

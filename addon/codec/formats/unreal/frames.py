@@ -3,11 +3,11 @@
 A take is one animation to write (None: frames that belong to none) and
 the scene frame numbers it plays. Three cases, for the mesh objects merged:
   - frames the bridge baked per animation (meshes that modifiers deform):
-    shape keys listed in extras["baked_frames"] / ["baked_animation"];
+    shape keys listed in Mesh.baked_frames / baked_animation;
   - animations that drive a mesh (shape keys, skin, object motion): each
     replayed on its own by codec.animation;
   - otherwise the shape keys are one timeline (key i = frame i, or the frames
-    in "baked_frames"), and each animation names the range of it it covers.
+    in baked_frames), and each animation names the range of it it covers.
 Laid out, a take whose frames are already written (the sequences inside an
 "All" sequence) points at them instead of writing them again.
 """
@@ -25,16 +25,16 @@ BAKED, DRIVEN, TIMELINE = "BAKED", "DRIVEN", "TIMELINE"
 def _stack(mesh: Mesh) -> tuple[list[np.ndarray], np.ndarray]:
     """A mesh's frames (shape key i = frame baked_frames[i], else i; no keys = one frame)."""
     stack = [k.positions for k in mesh.shape_keys] if mesh.shape_keys else [mesh.positions]
-    numbers = np.asarray(mesh.extras.get("baked_frames") or range(len(stack)), np.int64)
+    numbers = np.asarray(mesh.baked_frames or range(len(stack)), np.int64)
     if len(numbers) != len(stack):
         numbers = np.arange(len(stack))
     return stack, numbers
 
 
 def _baked(mesh: Mesh) -> np.ndarray | None:
-    owner = mesh.extras.get("baked_animation")
+    owner = mesh.baked_animation
     keys = mesh.shape_keys
-    if owner and len(owner) == len(keys) == len(mesh.extras.get("baked_frames") or []):
+    if owner and len(owner) == len(keys) == len(mesh.baked_frames):
         return np.asarray(owner, np.int64)
     return None
 
@@ -65,7 +65,7 @@ def takes(scene: Scene, pairs: list[tuple[int, Mesh]], options, warnings: Warnin
     baked = next((_baked(m) for _, m in pairs if _baked(m) is not None), None)
     if baked is not None:
         mesh = next(m for _, m in pairs if _baked(m) is not None)
-        numbers = np.asarray(mesh.extras["baked_frames"], np.int64)
+        numbers = np.asarray(mesh.baked_frames, np.int64)
         mode = BAKED
         out = [(scene.animations[a] if 0 <= a < len(scene.animations) else None, numbers[baked == a])
                for a in dict.fromkeys(baked.tolist())]

@@ -140,10 +140,10 @@ def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Wa
     # an "All" the script has keeps its RATE (or none) on export; one made up here takes the first rate
     extras = {"ue_rate": everything.rate, **({"ue_group": everything.group} if everything.group else {})} \
         if everything else {}
-    if any(s is not everything for s in seqs):
-        extras["placement"] = "NLA"     # a strip like the others: an active action would play over them
+    # a strip like the others: an active action would play over them
+    placement = "NLA" if any(s is not everything for s in seqs) else "ACTIVE"
     scene.animations.append(Animation("All", 0, frames - 1, rate, _key_channels(0, range(frames), 0, frames),
-                                      extras=extras))
+                                      placement=placement, extras=extras))
     for s in seqs:
         end = s.start + s.count - 1
         if end >= frames:
@@ -155,7 +155,7 @@ def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Wa
             last = min(end, frames - 1)
             scene.animations.append(Animation(
                 s.name, s.start, end, s.rate, _key_channels(0, range(s.start, last + 1), s.start, frames), markers,
-                extras={"placement": "NLA", "ue_group": s.group, "ue_rate": s.rate}))
+                placement="NLA", extras={"ue_group": s.group, "ue_rate": s.rate}))
         scene.markers.append(Marker(s.name, s.start))     # timeline: where each sequence starts
 
 
@@ -207,13 +207,13 @@ def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
                                  "ue_color": tris["color"].astype(np.int32), "ue_texture": tris["texture"].astype(np.int32),
                                  "ue_flags_byte": tris["flags"].astype(np.int32),
                                  ".hide_poly": weapon},      # the engine never draws it: hidden in Blender too
-                extras={"ue_variant": variant, "ue_unmirror": bool(setup and setup.unmirror)})
+                extras={"ue_variant": variant, "ue_unmirror": bool(setup and setup.unmirror),
+                        "ue_import_params": setup.import_params if setup else ""})
     scene.meshes.append(mesh)
     scene.add_node(Node(model.name, "MESH", 0, matrix=script_matrix(setup, default)))
     _animations(scene, setup, len(positions), warnings)
     scene.frame_start, scene.frame_end = 0, len(positions) - 1
     scene.fps = scene.animations[0].fps
-    scene.metadata.update({"ue_variant": variant, "ue_script": model.script_path})
     return scene
 
 

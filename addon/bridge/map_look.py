@@ -1,0 +1,103 @@
+"""What a texture slot does to its picture before it reaches the BSDF, as nodes after the Image Texture:
+
+  Negative   an Invert node: the picture's colours inverted.
+  Tint       two colours: the picture's brightness (RGB to BW) mixes from the first to the second;
+             three colours ("Tint R/G/B"): its red, green and blue scale the three colours, summed.
+  Decal      a Mix over the material's base colour by the picture's alpha: the Image Texture clips
+             (alpha 0 outside the picture), so the base colour shows around it and through its alpha.
+
+in that order (3D Studio's). read() finds them again by their labels (any Invert node counts as the
+negative), so that an edit (a changed colour, a deleted or added node) is what export writes.
+"""
+from __future__ import annotations
+
+from ..codec.scene import TextureSlot
+
+NEGATIVE, TINT, DECAL = "Negative", "Tint", "Decal"
+TINT_RGB = ("Tint R", "Tint G", "Tint B")
+
+
+def _mix(nt, label: str, x: float, y: float):
+    mix = nt.nodes.new("ShaderNodeMix")
+    mix.data_type = "RGBA"
+    mix.label = label
+    mix.location = (x, y)
+    return mix
+
+
+def build(nt, slot: TextureSlot, tex, base_color, decal: bool):
+    """Nodes after `tex` for the slot's negative, tint and (when `decal`) decal; -> the colour socket."""
+    out = tex.outputs["Color"]
+    x, y = tex.location.x + 300, tex.location.y
+    if slot.invert:
+        inv = nt.nodes.new("ShaderNodeInvert")
+        inv.label, inv.location = NEGATIVE, (x, y)
+        nt.links.new(out, inv.inputs["Color"])
+        out, x = inv.outputs["Color"], x + 200
+    if len(slot.tint) == 2:
+        bw = nt.nodes.new("ShaderNodeRGBToBW")
+        bw.location = (x, y - 150)
+        nt.links.new(out, bw.inputs["Color"])
+        mix = _mix(nt, TINT, x + 150, y)
+        nt.links.new(bw.outputs["Val"], mix.inputs["Factor"])
+        mix.inputs["A"].default_value = (*slot.tint[0][:3], 1.0)
+        mix.inputs["B"].default_value = (*slot.tint[1][:3], 1.0)
+        out, x = mix.outputs["Result"], x + 350
+    elif len(slot.tint) == 3:
+        sep = nt.nodes.new("ShaderNodeSeparateColor")
+        sep.location = (x, y - 150)
+        nt.links.new(out, sep.inputs["Color"])
+        total = None
+        for k, (label, channel) in enumerate(zip(TINT_RGB, ("Red", "Green", "Blue"))):
+            scale = nt.nodes.new("ShaderNodeVectorMath")
+            scale.operation, scale.label, scale.location = "SCALE", label, (x + 200, y - 150 * k)
+            scale.inputs[0].default_value = slot.tint[k][:3]
+            nt.links.new(sep.outputs[channel], scale.inputs["Scale"])
+            if total is None:
+                total = scale.outputs["Vector"]
+                continue
+            add = nt.nodes.new("ShaderNodeVectorMath")
+            add.operation, add.location = "ADD", (x + 400, y - 150 * k)
+            add.label = TINT if k == 2 else ""
+            nt.links.new(total, add.inputs[0])
+            nt.links.new(scale.outputs["Vector"], add.inputs[1])
+            total = add.outputs["Vector"]
+        out, x = total, x + 600
+    if decal:
+        mix = _mix(nt, DECAL, x, y)
+        nt.links.new(tex.outputs["Alpha"], mix.inputs["Factor"])
+        mix.inputs["A"].default_value = (*base_color[:3], 1.0)
+        nt.links.new(out, mix.inputs["B"])
+        out = mix.outputs["Result"]
+    return out
+
+
+def _after(tex, limit: int = 12) -> list:
+    """The nodes fed by `tex`, directly or through others (at most `limit` steps on)."""
+    seen, todo = [], [tex]
+    for _ in range(limit):
+        nxt = []
+        for node in todo:
+            for sock in node.outputs:
+                for link in sock.links:
+                    if link.to_node not in seen and link.to_node.type not in ("BSDF_PRINCIPLED", "OUTPUT_MATERIAL"):
+                        seen.append(link.to_node)
+                        nxt.append(link.to_node)
+        if not nxt:
+            break
+        todo = nxt
+    return seen
+
+
+def read(tex) -> tuple[bool, bool, tuple]:
+    """(decal, negative, tint colours) from the nodes after `tex` that build() made."""
+    after = _after(tex)
+    nodes = {n.label: n for n in after if n.label}
+    invert = any(n.type == "INVERT" for n in after)          # ours, or one the user put there
+    decal = DECAL in nodes and nodes[DECAL].type == "MIX"
+    tint: tuple = ()
+    if all(label in nodes for label in TINT_RGB):
+        tint = tuple(tuple(float(v) for v in nodes[label].inputs[0].default_value[:3]) for label in TINT_RGB)
+    elif TINT in nodes and nodes[TINT].type == "MIX":
+        tint = tuple(tuple(float(v) for v in nodes[TINT].inputs[s].default_value[:3]) for s in ("A", "B"))
+    return decal, invert, tint
