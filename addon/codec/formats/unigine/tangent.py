@@ -77,12 +77,18 @@ def _columns(v: np.ndarray) -> list[np.ndarray]:
     return [np.array(v[:, i], np.float32) for i in range(3)]
 
 
-def _unit_columns(x: np.ndarray, y: np.ndarray, z: np.ndarray, floor: float | None) -> np.ndarray:
-    """Divide the columns by their length in place; -> the rows divided by 1 instead: a length <= floor,
-    or (floor None) a length not > 0 (zero or NaN)."""
-    length = x * x
-    length += y * y
-    length += z * z
+def _squares(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    out = x * x
+    out += y * y
+    out += z * z
+    return out
+
+
+def _unit_columns(x: np.ndarray, y: np.ndarray, z: np.ndarray, floor: float | None,
+                  squares: np.ndarray | None = None) -> np.ndarray:
+    """Divide the columns by their length in place (`squares`: their sum of squares, if known; used
+    up); -> the rows divided by 1 instead: a length <= floor, or (floor None) a length not > 0."""
+    length = _squares(x, y, z) if squares is None else squares
     np.sqrt(length, out=length)
     bad = ~(length > 0) if floor is None else length <= floor
     length[bad] = 1.0
@@ -94,10 +100,12 @@ def _unit_columns(x: np.ndarray, y: np.ndarray, z: np.ndarray, floor: float | No
 
 def _encode_block(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> np.ndarray:
     nx, ny, nz = _columns(normal)
-    zero = (nx * nx + ny * ny + nz * nz) == 0
+    squares = _squares(nx, ny, nz)
+    zero = squares == 0
     if zero.any():
         nx[zero], ny[zero], nz[zero] = 0.0, 0.0, 1.0
-    _unit_columns(nx, ny, nz, None)
+        squares = None
+    _unit_columns(nx, ny, nz, None, squares)
     # the tangent made orthonormal to the normal
     tx, ty, tz = _columns(tangent)
     along = tx * nx
