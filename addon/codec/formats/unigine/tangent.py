@@ -137,21 +137,26 @@ def _encode_block(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> 
         more = cand > big
         k[more] = j
         np.maximum(big, cand, out=big)
-    # each row times 4 * (its largest component): w-, x-, y- or z-led
-    q = np.empty((len(nx), 4), np.float32)           # x, y, z, w
-    choices = ((big, a, c, d), (a, big, e, f), (c, e, big, g), (d, f, g, big))    # per column 3, 0, 1, 2
-    for col, pick in zip((3, 0, 1, 2), choices):
-        q[:, col] = pick[0]
+    # each row times 4 * (its largest component): w-, x-, y- or z-led; kept as contiguous columns
+    # (strided columns of one (N, 4) array, and masks broadcast over it, are several times slower)
+    choices = ((big, a, c, d), (a, big, e, f), (c, e, big, g), (d, f, g, big))    # per column w, x, y, z
+    cols = [np.array(pick[0]) for pick in choices]
     for j in range(1, 4):
         led = k == j
         if led.any():
-            for col, pick in zip((3, 0, 1, 2), choices):
-                np.copyto(q[:, col], pick[j], where=led)
-    np.multiply(q, np.float32(-1.0), out=q, where=(q[:, 3] < 0)[:, None])      # w >= 0
-    sq = q * q
-    q /= np.sqrt((sq[:, 0] + sq[:, 1]) + (sq[:, 2] + sq[:, 3]))[:, None]
+            for col, pick in zip(cols, choices):
+                np.copyto(col, pick[j], where=led)
+    qw, qx, qy, qz = cols
+    flip = qw < 0                                                       # w >= 0
+    for col in cols:
+        np.multiply(col, np.float32(-1.0), out=col, where=flip)
+    norm = np.sqrt((qx * qx + qy * qy) + (qz * qz + qw * qw))
     negative = sign < 0
-    np.multiply(q, np.float32(-1.0), out=q, where=negative[:, None])
+    q = np.empty((len(nx), 4), np.float32)           # x, y, z, w
+    for i, col in enumerate((qx, qy, qz, qw)):
+        col /= norm
+        np.multiply(col, np.float32(-1.0), out=col, where=negative)
+        q[:, i] = col
     q *= np.float32(QUAT_SCALE)
     out = np.rint(q, out=q).clip(-32767, 32767).astype(np.int16)
     w0 = out[:, 3] == 0
