@@ -266,9 +266,8 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
         return None
     idx = np.int32 if n < 1 << 31 else np.int64           # 4-byte indices: half the memory traffic
-    vertex = vertex.astype(idx)
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
-    probe = _first_rows(vertex[:_PROBE], top, _PROBE)[1]
+    probe = _first_rows(vertex[:_PROBE].astype(idx), top, _PROBE)[1]
     cols = rows.columns()
     agree = np.ones(_PROBE, bool)
     for col in cols:
@@ -277,6 +276,7 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         return None                            # mostly split: plain hashing
     if not within_vertex and agree.sum() - np.count_nonzero(probe == np.arange(_PROBE)) < _PROBE // 2:
         return None                            # the heads and the rows that differ are most rows: plain hashing
+    vertex = vertex.astype(idx)
     head, per_row = _first_rows(vertex, top, n)
     if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
         return _one_per_vertex(vertex, head, n)
