@@ -81,17 +81,17 @@ def _exact(words: np.ndarray) -> np.ndarray:
 
 
 def _equal_rows(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The entries of `a` whose row equals the matching row of `b`: whole rows gathered (one random
-    access per row, not one per word), then compared a column at a time."""
+    """(len(a),) bool: whether row a[i] equals row b[i]: whole rows gathered (one random access per
+    row, not one per word), then compared a column at a time."""
     if not len(a):
-        return a
+        return np.zeros(0, bool)
     if words.shape[1] % 2 == 0 and words.flags.c_contiguous:
         words = words.view(np.uint64)                  # half the columns to compare
     ra, rb = np.take(words, a, axis=0), np.take(words, b, axis=0)
     same = ra[:, 0] == rb[:, 0]
     for j in range(1, words.shape[1]):
         same &= ra[:, j] == rb[:, j]
-    return a[same]
+    return same
 
 
 def representatives(record: np.ndarray) -> np.ndarray:
@@ -111,13 +111,13 @@ def representatives(record: np.ndarray) -> np.ndarray:
         holder = _first_in_slot(slot, 1 << bits)
         local = np.arange(count, dtype=holder.dtype)
         other = np.flatnonzero(holder != local)
-        same = np.ones(count, bool)
-        same[other] = False
-        same[_equal_rows(w, other, holder[other])] = True
-        if todo is None:
+        differ = other[~_equal_rows(w, other, holder[other])]     # a different row took the slot
+        if todo is None:                   # every other row joins its slot's row (itself, or one equal to it)
             rep = holder
-            todo = np.flatnonzero(~same)
+            todo = differ
         else:
+            same = np.ones(count, bool)
+            same[differ] = False
             rep[todo[same]] = todo[holder[same]]
             todo = todo[~same]
         if not len(todo):
