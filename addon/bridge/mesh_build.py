@@ -73,7 +73,7 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
     return built
 
 
-PARALLEL_CORNERS = 300_000      # below this, handing work to the other thread costs more than it gives
+PARALLEL_CORNERS = 100_000      # below this, handing work to the other thread costs more than it gives
 
 
 def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:
