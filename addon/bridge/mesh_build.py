@@ -78,11 +78,15 @@ PARALLEL_CORNERS = 100_000      # below this, handing work to the other thread c
 
 def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:
     """(corners, face starts) as int32, the only index type Blender takes (the Scene's uint32
-    corners are the same bits below 2**31: a view, no copy)."""
-    corners = np.asarray(m.corners)
-    corners = (corners.view(np.int32) if corners.dtype == np.uint32 and corners.flags.c_contiguous
-               else np.ascontiguousarray(corners, np.int32))
-    return corners, np.ascontiguousarray(m.faces, np.int32)
+    indices are the same bits below 2**31: a view, no copy)."""
+    return _int32(m.corners), _int32(m.faces)
+
+
+def _int32(a) -> np.ndarray:
+    a = np.asarray(a)
+    if a.dtype == np.uint32 and a.flags.c_contiguous and a.flags.aligned:
+        return a.view(np.int32)
+    return np.require(a, np.int32, "CA")
 
 
 def _plan(m: Mesh, edge_of: np.ndarray, n_edges: int) -> welding.GroupShading:
