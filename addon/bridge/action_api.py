@@ -10,6 +10,8 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
+from ..codec.errors import UnsupportedFeature
+
 LAYERED = bpy.app.version >= (4, 4, 0)
 
 _INTERP = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
@@ -129,7 +131,7 @@ def restore(anim, state: tuple) -> None:
 
 def _editable(anim) -> None:
     if anim.use_tweak_mode:
-        raise ValueError("an NLA strip is being edited (tweak mode): leave tweak mode to export its actions")
+        raise UnsupportedFeature("an NLA strip is being edited (tweak mode): leave tweak mode to export its actions")
 
 
 def silence(anim) -> None:

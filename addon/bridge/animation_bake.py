@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..codec import animation, axes
+from ..codec.errors import UnsupportedFeature
 from ..codec.scene import Animation, Channel, Marker, Scene, ShapeKey
 from . import action_keys, action_sample, animation_takes
-from .collect import CollectOptions, _m, local_matrix
+from .scope import CollectOptions, local_matrix, matrix_array
 
 
 def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
@@ -53,7 +54,7 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     if not len(frames):
         return
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
-    G = _m(o.global_matrix)
+    G = matrix_array(o.global_matrix)
     mesh_objs = [(i, ob) for i, ob in enumerate(objs) if ob.type == "MESH" and o.bake_vertices
                  and needs_vertex_bake(ob, o.apply_modifiers)]
     arms = [(i, ob) for i, ob in enumerate(objs) if ob.type == "ARMATURE"]
@@ -112,7 +113,7 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     for i, ob in mesh_objs:
         stack = verts[i]
         if len({len(v) for v in stack}) != 1:
-            raise ValueError(f"{ob.name}: the vertex count changes during the animation; cannot bake frames")
+            raise UnsupportedFeature(f"{ob.name}: the vertex count changes during the animation; cannot bake frames")
         mesh = scene.meshes[scene.nodes[i].data]
         if not mesh.baked_frames:
             mesh.shape_keys, mesh.baked_frames, mesh.baked_animation = [], [], []

@@ -13,6 +13,7 @@ import bpy
 import numpy as np
 
 from ..codec import animation, axes
+from ..codec.axes import inverse_or_identity
 from ..codec.scene import Animation, Scene
 from . import action_api, props
 
@@ -150,3 +151,27 @@ def _finish(action, anim: Animation, owner, start: float) -> bool:
         return False
     action_api.push_to_nla(owner, action, start, anim.name)
     return True
+
+
+def find_armature(context, name: str = ""):
+    """The armature the user names, else the active object's (or its parent's), else the only one."""
+    if name:
+        ob = bpy.data.objects.get(name)
+        return ob if ob is not None and ob.type == "ARMATURE" else None
+    ob = context.view_layer.objects.active
+    for cand in (ob, getattr(ob, "parent", None)):
+        if cand is not None and cand.type == "ARMATURE":
+            return cand
+    arms = [o for o in context.scene.objects if o.type == "ARMATURE"]
+    return arms[0] if len(arms) == 1 else None
+
+
+def armature_rest(arm) -> dict:
+    """Parent-local rest matrices of the armature's bones, by name (per bone: fine)."""
+    out = {}
+    for b in arm.data.bones:
+        m = np.array(b.matrix_local, np.float64)
+        if b.parent is not None:
+            m = inverse_or_identity(np.array(b.parent.matrix_local, np.float64)) @ m
+        out[b.name] = m
+    return out

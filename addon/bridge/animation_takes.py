@@ -21,8 +21,9 @@ import bpy
 import numpy as np
 
 from . import action_api, props
+from .scope import ANIMATION_SOURCES
 
-SOURCES = ("AUTO", "ACTIONS", "NLA", "MARKERS", "SCENE")
+SOURCES = tuple(ANIMATION_SOURCES)
 
 
 @dataclass

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 import bpy
 import numpy as np
@@ -10,58 +9,12 @@ import numpy as np
 from ..codec.scene import (Armature, Bone, Camera, Image, Light, Mesh, Node, Scene, ShapeKey, Skin)
 from ..codec.welding import next_corner
 from . import props
+from .animation_bake import bake
 from .material_build import collect_material
 from .mesh_build import corner_edges
+from .scope import CONVERTED, CollectOptions, local_matrix, matrix_array, objects_in_scope
 from .weights import weight_triples
 from .world import collect_world
-
-
-@dataclass(frozen=True)
-class CollectOptions:
-    use_selection: bool = False
-    use_visible: bool = False
-    use_active_collection: bool = False
-    collection: str = ""                  # Collection Exporter: only this collection's objects
-    use_active_object: bool = False       # only the active object (within the limits above)
-    apply_modifiers: bool = True
-    triangulate: bool = True
-    global_matrix: tuple = tuple(map(tuple, np.eye(4)))   # Blender -> file axes and scale
-    object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
-    use_keyframes: bool = True
-    bake_vertices: bool = False           # bake the evaluated vertices per frame of meshes that modifiers or
-                                          # drivers deform (the codec replays shape keys and motion itself)
-    animation_source: str = "AUTO"        # animation_takes.SOURCES
-    source_keys: bool = True              # plain keyed curves keep their own key frames (action_keys)
-    tangents: bool = False                # corner_attributes "tangent" (C, 3) and "bitangent_sign" (C,)
-    tangents_kept_as: str = ""            # a corner attribute the format prefers to MikkTSpace: a mesh with it skips that
-    frame_start: int | None = None        # None = the scene's range
-    frame_end: int | None = None
-
-
-def objects_in_scope(context, o: CollectOptions) -> list:
-    if o.collection:
-        coll = bpy.data.collections.get(o.collection)
-        objs = list(coll.all_objects) if coll else []
-    elif o.use_active_collection:
-        objs = list(context.view_layer.active_layer_collection.collection.all_objects)
-    else:
-        objs = list(context.view_layer.objects)
-    if o.use_selection:
-        objs = [ob for ob in objs if ob.select_get()]
-    if o.use_visible:
-        objs = [ob for ob in objs if ob.visible_get()]
-    if o.use_active_object:
-        objs = [ob for ob in objs if ob == context.view_layer.objects.active]
-    return [ob for ob in objs if ob.type in o.object_types
-            or ob.type in CONVERTED and "MESH" in o.object_types]
-
-
-# Object types with geometry but no mesh of their own: written as their evaluated mesh, as glTF does.
-CONVERTED = ("CURVE", "FONT", "SURFACE", "META")
-
-
-def _m(mat) -> np.ndarray:
-    return np.array(mat, np.float64)
 
 
 class _Collector:
@@ -175,7 +128,7 @@ class _Collector:
                 extras = props.load(b)
                 arm.bones.append(Bone(name=str(extras.pop("source_name", b.name)),
                                       parent=index[b.parent.name] if b.parent else -1,
-                                      matrix=_m(b.matrix_local), length=b.length, extras=extras))
+                                      matrix=matrix_array(b.matrix_local), length=b.length, extras=extras))
             self.scene.armatures.append(arm)
             self.armature_of[key] = len(self.scene.armatures) - 1
         return self.armature_of[key]
@@ -328,17 +281,6 @@ def _read_attribute(attr):
     return out if width == 1 else out.reshape(-1, width)
 
 
-def local_matrix(ob, parent, G) -> np.ndarray:
-    """The object's matrix relative to its parent (to the bone's head frame when
-    bone-parented), or G @ world for roots."""
-    if parent is None:
-        return G @ _m(ob.matrix_world)
-    frame = parent.matrix_world
-    if ob.parent_type == "BONE" and ob.parent_bone in parent.pose.bones:
-        frame = frame @ parent.pose.bones[ob.parent_bone].matrix
-    return _m(frame.inverted_safe() @ ob.matrix_world)
-
-
 def lens_36(cam, render) -> float:
     """The lens that gives, on the Scene's 36 mm wide sensor, the horizontal field of view this
     camera renders with its own sensor size and fit at the scene's aspect ratio."""
@@ -372,7 +314,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     objs = objects_in_scope(context, o)
     sc = context.scene
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
-    G = _m(o.global_matrix)
+    G = matrix_array(o.global_matrix)
     for ob in objs:
         node = Node(name=str(ob.get("source_name", ob.name)), kind="MESH" if ob.type in CONVERTED else
                     ob.type if ob.type in ("MESH", "CAMERA", "LIGHT", "ARMATURE") else "EMPTY")
@@ -410,7 +352,6 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     c.scene.frame_start, c.scene.frame_end = sc.frame_start, sc.frame_end
     c.scene.fps = sc.render.fps / sc.render.fps_base
     if o.use_keyframes:
-        from .animation_bake import bake
         bake(context, c.scene, objs, o)
     return c.scene
 

@@ -8,24 +8,29 @@ import numpy as np
 from mathutils import Matrix
 
 from ..codec.meshops import make_safe
+from ..codec.option_rules import option
 from ..codec.parallel import map_two, one_by_one
 from ..codec.scene import Scene
+from ..codec.scene_options import ImportContent
 from . import props
+from .animation_build import build_animations
 from .material_build import build_image, build_material
 from .mesh_build import PARALLEL_CORNERS, add_shape_keys, add_skin, build_meshes
 from .world import build_world
 
 
 @dataclass(frozen=True)
-class BuildOptions:
+class BuildOptions(ImportContent):
+    """use_keyframes, object_types and apply_transform come from the codec's scene_options; the
+    fields with a label are import operators' properties."""
+
     global_matrix: tuple = tuple(map(tuple, np.eye(4)))   # axis conversion and scale, applied to roots
     collection: str = ""                 # "" = the active collection, else a new child collection
-    use_keyframes: bool = True
-    object_types: frozenset = frozenset({"EMPTY", "MESH", "CAMERA", "LIGHT", "ARMATURE"})
-    apply_transform: bool = False        # bake root transforms into mesh data
     set_frame_range: bool = True
-    world: str = "NEW"                   # NEW: a world of its own set on the scene; REPLACE: the scene's
-                                         # world rebuilt; NONE: the scene's world left alone
+    world: str = option("NEW", "World", "What becomes of the file's environment", items={
+        "NEW": ("New World", "Ambient light, background and fog in a world of the file's own, set on the scene"),
+        "REPLACE": ("Replace Scene World", "Rebuild the scene's current world from the file's environment"),
+        "NONE": ("Keep Scene World", "Leave the scene's world as it is")})
     world_name: str = ""
 
 
@@ -162,7 +167,6 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
                 obj.matrix_basis = Matrix.Identity(4)
 
     if options.use_keyframes:
-        from .animation_build import build_animations
         res.actions = build_animations(scene, res.objects, G)
     sc = context.scene
     if options.set_frame_range:

@@ -8,7 +8,7 @@ import shutil
 import bpy
 from bpy_extras.io_utils import path_reference
 
-from ..codec.formats.studio3ds.materials_out import name_83
+from ..codec.file_names import name_83
 from ..codec.scene import Scene
 
 MODES = (

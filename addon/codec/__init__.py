@@ -12,12 +12,14 @@ from typing import Any
 from . import losses
 from .errors import CodecError, FormatError, UnsupportedFeature, Warnings, WrongPassword
 from .fileio import write_atomically
-from .registry import FormatSpec, find_format, registered_formats
+from .option_rules import ShownOption, shown_options
+from .registry import FormatSpec, Limits, find_format, registered_formats
 from .scene import Scene
 from .smoothing import with_normals
 
-__all__ = ["load", "save", "encode", "check", "info", "read_model", "options_for",
-           "CodecError", "FormatError", "UnsupportedFeature", "WrongPassword", "Scene", "registered_formats"]
+__all__ = ["load", "save", "encode", "check", "info", "read_model", "options_for", "rebase",
+           "CodecError", "FormatError", "UnsupportedFeature", "WrongPassword", "Scene", "registered_formats",
+           "FormatSpec", "Limits", "ShownOption", "shown_options"]
 
 
 def options_for(cls: type, options: dict[str, Any]):
@@ -49,14 +51,29 @@ def read_model(path: str | Path, fmt: str = "", **options) -> tuple[FormatSpec, 
     return spec, model, warnings
 
 
-def load(path: str | Path, fmt: str = "", **options) -> Scene:
-    """Read any supported file into a Scene. Warnings are in `scene.warnings`."""
+def load(path: str | Path, fmt: str = "", *, with_companions: bool = False, **options) -> Scene:
+    """Read any supported file into a Scene. Warnings are in `scene.warnings`. with_companions: the
+    files that belong to it without being read by it (UNIGINE .anim beside a .mesh) add their part."""
     spec, model, warnings = read_model(path, fmt, **options)
     scene = spec.to_scene(model, options_for(spec.import_options, options), warnings)
+    if with_companions and spec.join_companions is not None:
+        spec.join_companions(scene, Path(path), warnings)
     scene.source_format = scene.source_format or spec.name
     scene.source_version = scene.source_version or str(spec.version(model))
     scene.warnings = warnings.as_list()
     return scene
+
+
+def rebase(scene: Scene, rest: dict) -> list[str]:
+    """Re-express the bone keys of a loaded animation against another armature's rest pose
+    (parent-local 4x4 matrices by bone name), for formats whose keys depend on their own rest;
+    returns the warnings (bones that are missing on either side)."""
+    spec = find_format("", scene.source_format)
+    if spec.rebase is None:
+        raise UnsupportedFeature(f"{spec.label} animations cannot be moved onto another armature")
+    warnings = Warnings()
+    spec.rebase(scene, rest, warnings)
+    return warnings.as_list()
 
 
 def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[dict[Path, bytes], list[str]]:

@@ -18,6 +18,21 @@ from .scene import Scene
 
 
 @dataclass(frozen=True)
+class Limits:
+    """What the format can hold at most (None: no limit of its own); `lgf formats` lists them and
+    the operators check what they can before any work."""
+    vertices: int | None = None                 # per mesh
+    faces: int | None = None                    # per mesh
+    frames: int | None = None                   # per file
+    note: str = ""                              # what happens at a limit, or a variant's own limits
+
+    def as_text(self) -> str:
+        parts = [f"{n} {what}" for n, what in ((self.vertices, "vertices per mesh"), (self.faces, "faces per mesh"),
+                                               (self.frames, "frames")) if n is not None]
+        return "; ".join(filter(None, [", ".join(parts), self.note]))
+
+
+@dataclass(frozen=True)
 class FormatSpec:
     name: str                                   # short id used in `info`, e.g. "3ds"
     label: str                                  # menu label, e.g. "3D Studio"
@@ -37,9 +52,24 @@ class FormatSpec:
     # files of the set that its read does not take in (UNIGINE .anim beside the .mesh): not converted on their
     # own in a tree, though each still reads and checks alone
     companions: Callable[[Path], list[Path]] = field(default=lambda p: [])
+    # what the companions add to the main file's scene (its animations), for a conversion that takes them in
+    join_companions: Callable[[Scene, Path, Warnings], None] | None = None
     main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
     # the files a write to main_output always makes: all must be newer than the inputs to be up to date
     written: Callable[[Path], list[Path]] = field(default=lambda p: [p])
+    limits: Limits = Limits()
+    # Blender: operators import_<operator_id> and export_<operator_id>, FileHandler IO_FH_<its last part>
+    operator_id: str = ""
+    file_names: tuple[str, ...] = ()           # what a user picks, for menus ("" = the extensions)
+    # re-express the bone keys of a scene read from this format against another rest pose (parent-local
+    # 4x4 matrices by bone name), for importing an animation onto an armature of the user's
+    rebase: Callable[[Scene, dict, Warnings], None] | None = None
+    # a corner attribute (kept from import) that the format writes in place of Blender's tangents
+    tangent_attribute: str = ""
+
+    @property
+    def menu_label(self) -> str:
+        return f"{self.label} ({', '.join(self.file_names or self.extensions)})"
 
     def main_output(self, folder: Path, set_name: str) -> Path:
         return Path(folder) / f"{set_name}{self.main_suffix or self.extensions[0]}"

@@ -43,6 +43,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .errors import FormatError
+
 
 def identity() -> np.ndarray:
     return np.eye(4, dtype=np.float64)
@@ -369,7 +371,7 @@ class Scene:
         seen = set()
         while index >= 0:
             if index in seen:
-                raise ValueError("cycle in node parents")
+                raise FormatError("cycle in node parents")
             seen.add(index)
             n = self.nodes[index]
             m = n.matrix_parent_inverse @ n.matrix @ m

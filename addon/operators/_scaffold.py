@@ -1,43 +1,89 @@
-"""What every format's Import/Export operators share.
+"""What every format's Import/Export operators share, and how they come from the registry.
 
-A format module subclasses ImportOperator / ExportOperator, declares its own
-properties with the same names as its codec options dataclass, and lists its
-classes, FileHandler and menu functions in one registration table.
-Operators only collect options, call the codec and the bridge, and report.
+A format module writes one class per direction, decorated with `for_format(name)`: the
+format's FormatSpec gives the operator's id, label, file extensions and options dataclass, and
+each field of that dataclass becomes a property (label, help, choices and bounds from the
+field: codec option_rules.option). Menus and FileHandlers come from the same FormatSpecs
+(operators/__init__.py). Operators only collect options, call the codec and the bridge, and report.
 """
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import bpy
-from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, StringProperty
-from bpy_extras.io_utils import ExportHelper, ImportHelper, axis_conversion
+from bpy.props import BoolProperty, CollectionProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper, axis_conversion, orientation_helper
 from mathutils import Matrix
 
 from .. import bridge, codec
-from ..codec.errors import CodecError, WrongPassword
 
-OBJECT_TYPES = (
-    ("EMPTY", "Empty", ""), ("MESH", "Mesh", ""), ("CAMERA", "Camera", ""),
-    ("LIGHT", "Light", ""), ("ARMATURE", "Armature", ""),
-)
-_ALL_TYPES = {t[0] for t in OBJECT_TYPES}
-ANIMATION_SOURCES = (
-    ("AUTO", "Automatic", "Every action, each on its own, when an object has several; else the scene range"),
-    ("ACTIONS", "Actions", "Every action that fits the exported objects, each played alone"),
-    ("NLA", "NLA Strips", "Every NLA strip, its action played alone"),
-    ("MARKERS", "Timeline Markers", "Each timeline marker starts an animation that runs to the next"),
-    ("SCENE", "Scene Range", "The scene's frame range, played as it is"),
-)
+# format name -> {"import": operator class, "export": operator class}, filled by for_format
+OPERATORS: dict[str, dict[str, type]] = {}
 
 
-def options_from(op, cls):
-    """Fill a codec options dataclass from the operator's properties of the same names."""
+def option_property(o: codec.ShownOption):
+    """The bpy property of one option of a codec or bridge options dataclass."""
+    kw = {"name": o.label, "description": o.help}
+    bounded = {k: v for k, v in (("min", o.min), ("max", o.max), ("soft_min", o.soft_min),
+                                 ("soft_max", o.soft_max)) if v is not None}
+    if o.kind == "set":
+        return EnumProperty(items=o.items, options={"ENUM_FLAG"}, default=set(o.default), **kw)
+    if o.kind == "choice":
+        return EnumProperty(items=o.items, default=o.default, **kw)
+    if o.kind == "bool":
+        return BoolProperty(default=o.default, **kw)
+    if o.kind == "int":
+        return IntProperty(default=o.default, **bounded, **kw)
+    if o.kind == "float":
+        return FloatProperty(default=o.default, **bounded, **kw)
+    if o.secret:
+        return StringProperty(default=o.default, subtype="PASSWORD", options={"SKIP_SAVE"}, **kw)
+    return StringProperty(default=o.default, subtype=o.subtype or "NONE", **kw)
+
+
+def global_scale_property():
+    return FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
+
+
+def option_properties(cls: type, names=None) -> dict:
+    """{name: property} for the fields of an options dataclass (only `names` when given)."""
+    return {o.name: option_property(o) for o in codec.shown_options(cls) if names is None or o.name in names}
+
+
+def _declared(cls: type) -> set[str]:
+    return {n for c in cls.__mro__ for n in c.__dict__.get("__annotations__", {})}
+
+
+def for_format(name: str):
+    """Class decorator: the operator of format `name` in the registry, for its direction."""
+    def make(cls):
+        spec = codec.registered_formats()[name]
+        side = "import" if issubclass(cls, ImportOperator) else "export"
+        cls.bl_idname = f"{side}_{spec.operator_id}"
+        cls.bl_label = f"{side.title()} {spec.label}"
+        cls.format_name = name
+        cls.limits = spec.limits
+        cls.tangents_kept_as = spec.tangent_attribute
+        cls.options_class = spec.import_options if side == "import" else spec.export_options
+        cls.filename_ext = spec.extensions[0]
+        own = cls.__dict__.get("__annotations__", {})
+        taken = _declared(cls)
+        new = {"filter_glob": StringProperty(default=";".join(f"*{e}" for e in spec.extensions), options={"HIDDEN"})}
+        new.update({n: p for n, p in option_properties(cls.options_class).items() if n not in taken})
+        cls.__annotations__ = {**own, **new}
+        cls = orientation_helper(axis_forward="Y", axis_up="Z")(cls)
+        OPERATORS.setdefault(name, {})[side] = cls
+        return cls
+    return make
+
+
+def options_from(op, cls, names=None):
+    """Fill an options dataclass from the operator's properties of the same names (only `names` when given)."""
     kw = op.as_keywords()
     return cls(**{f.name: (kw[f.name] if not isinstance(kw[f.name], set) else frozenset(kw[f.name]))
-                  for f in fields(cls) if f.name in kw})
+                  for f in fields(cls) if f.name in kw and (names is None or f.name in names)})
 
 
 def global_matrix(op, to_file: bool):
@@ -60,7 +106,8 @@ def report_warnings(op, warnings: list[str], what: str) -> None:
 
 
 class ImportOperator(ImportHelper):
-    """Mixin for import operators; subclasses set `format_name` and `options_class`."""
+    """Mixin for import operators (see for_format); the properties the bridge's BuildOptions and
+    the codec share come from codec.scene_options.ImportContent, through BuildOptions."""
 
     bl_options = {"REGISTER", "UNDO", "PRESET"}
     format_name = ""
@@ -68,11 +115,7 @@ class ImportOperator(ImportHelper):
 
     files: CollectionProperty(type=bpy.types.OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
-    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
-    use_keyframes: BoolProperty(name="Animation", default=True, description="Import keyframes and actions")
-    object_types: EnumProperty(name="Object Types", items=OBJECT_TYPES, options={"ENUM_FLAG"}, default=_ALL_TYPES)
-    apply_transform: BoolProperty(name="Apply Transform", default=False,
-                                  description="Bake root object transforms into the mesh data")
+    global_scale: global_scale_property()
     use_new_collection: BoolProperty(name="New Collection", default=False,
                                      description="Put the imported objects in a new collection named after the file")
 
@@ -87,15 +130,8 @@ class ImportOperator(ImportHelper):
         return [self.filepath]
 
     def build_options(self, path: str) -> bridge.BuildOptions:
-        return bridge.BuildOptions(
-            global_matrix=global_matrix(self, to_file=False),
-            collection=Path(path).stem if self.use_new_collection else "",
-            use_keyframes=self.use_keyframes,
-            object_types=frozenset(self.object_types),
-            apply_transform=self.apply_transform,
-            world=getattr(self, "world", "NEW"),
-            world_name=Path(path).stem,
-        )
+        return replace(options_from(self, bridge.BuildOptions, _labelled(bridge.BuildOptions)), global_matrix=global_matrix(self, to_file=False),
+                       collection=Path(path).stem if self.use_new_collection else "", world_name=Path(path).stem)
 
     def build(self, context, scene, options: bridge.BuildOptions) -> bridge.BuildResult:
         """Scene -> Blender. Formats with special placement override this; raising
@@ -115,10 +151,10 @@ class ImportOperator(ImportHelper):
                     if context.view_layer.objects.active and context.view_layer.objects.active.mode != "OBJECT":
                         bpy.ops.object.mode_set(mode="OBJECT")
                     result = self.build(context, scene, self.build_options(path))
-                except WrongPassword as e:
+                except codec.WrongPassword as e:
                     self.report({"ERROR"}, f"{Path(path).name}: {e}")
                     return {"CANCELLED"}
-                except (CodecError, OSError) as e:
+                except (codec.CodecError, OSError) as e:
                     self.report({"ERROR"}, f"Cannot import {Path(path).name}: {e}")
                     return {"CANCELLED"}
                 for obj in context.view_layer.objects:
@@ -135,13 +171,16 @@ class ImportOperator(ImportHelper):
 
     def draw(self, context):
         self.layout.use_property_split = True
-        _box(self, "Format", [f.name for f in fields(self.options_class)])
-        _box(self, "Include", ["object_types", "use_keyframes", "use_new_collection"])
-        _box(self, "Transform", ["global_scale", "axis_forward", "axis_up", "apply_transform"])
+        include = ["object_types", "use_keyframes", "use_new_collection"] + (
+            ["world"] if getattr(self, "world", None) is not None else [])
+        transform = ["global_scale", "axis_forward", "axis_up", "apply_transform"]
+        _box(self, "Format", [f.name for f in fields(self.options_class) if f.name not in include + transform])
+        _box(self, "Include", include)
+        _box(self, "Transform", transform)
 
 
 class ExportOperator(ExportHelper):
-    """Mixin for export operators; subclasses set `format_name`, `options_class`, `filename_ext`."""
+    """Mixin for export operators (see for_format); the scope properties come from the bridge's CollectOptions."""
 
     bl_options = {"REGISTER", "PRESET"}
     format_name = ""
@@ -151,28 +190,12 @@ class ExportOperator(ExportHelper):
     tangents_kept_as = ""
     bake_vertices = False
 
-    use_selection: BoolProperty(name="Selected Only", default=False)
-    use_visible: BoolProperty(name="Visible Only", default=False)
-    use_active_collection: BoolProperty(name="Active Collection", default=False)
-    collection: StringProperty(name="Collection", default="", description="Export only this collection "
-                               "(set by the Collection Exporter)")
-    apply_modifiers: BoolProperty(name="Apply Modifiers", default=True)
-    use_keyframes: BoolProperty(name="Animation", default=True)
-    animation_source: EnumProperty(name="Animation Source", default="AUTO", items=ANIMATION_SOURCES,
-                                   description="What becomes the file's animations")
-    global_scale: FloatProperty(name="Scale", default=1.0, min=1e-6, max=1e6, soft_min=0.001, soft_max=1000.0)
-    object_types: EnumProperty(name="Object Types", items=OBJECT_TYPES, options={"ENUM_FLAG"}, default=_ALL_TYPES)
+    global_scale: global_scale_property()
 
     def collect_options(self) -> bridge.CollectOptions:
-        return bridge.CollectOptions(
-            use_selection=self.use_selection, use_visible=self.use_visible,
-            use_active_collection=self.use_active_collection, collection=self.collection,
-            apply_modifiers=self.apply_modifiers, triangulate=self.triangulate,
-            global_matrix=global_matrix(self, to_file=True), object_types=frozenset(self.object_types),
-            use_keyframes=self.use_keyframes, bake_vertices=self.bake_vertices, tangents=self.tangents,
-            tangents_kept_as=self.tangents_kept_as,
-            animation_source=self.animation_source,
-        )
+        return replace(options_from(self, bridge.CollectOptions, _labelled(bridge.CollectOptions)), triangulate=self.triangulate,
+                       global_matrix=global_matrix(self, to_file=True), bake_vertices=self.bake_vertices,
+                       tangents=self.tangents, tangents_kept_as=self.tangents_kept_as)
 
     def collect(self, context):
         """Blender -> Scene. Formats with special needs override this."""
@@ -185,7 +208,7 @@ class ExportOperator(ExportHelper):
             scene = self.collect(context)
             warnings = scene.warnings + codec.save(scene, self.filepath, fmt=self.format_name,
                                                    **asdict(options_from(self, self.options_class)))
-        except (CodecError, OSError, ValueError) as e:
+        except (codec.CodecError, OSError) as e:
             self.report({"ERROR"}, f"Cannot export {Path(self.filepath).name}: {e}")
             return {"CANCELLED"}
         report_warnings(self, warnings, "Exported with warnings")
@@ -198,8 +221,19 @@ class ExportOperator(ExportHelper):
         _box(self, "Include", ["object_types", "apply_modifiers", "use_keyframes"])
         if self.use_keyframes:
             self.layout.box().prop(self, "animation_source")
-        _box(self, "Format", [f.name for f in fields(self.options_class)])
+        _box(self, "Format", [f.name for f in fields(self.options_class)
+                              if f.name not in ("object_types", "apply_modifiers", "use_keyframes")])
         _box(self, "Transform", ["global_scale", "axis_forward", "axis_up"])
+
+
+def _labelled(cls: type, leave=()) -> list[str]:
+    """The fields of a bridge options dataclass that the operators show."""
+    return [f.name for f in fields(cls) if "label" in f.metadata and f.name not in leave]
+
+
+ImportOperator.__annotations__.update(option_properties(bridge.BuildOptions, _labelled(bridge.BuildOptions, {"world"})))
+ExportOperator.__annotations__.update(option_properties(bridge.CollectOptions, _labelled(bridge.CollectOptions,
+                                                                                           {"use_active_object"})))
 
 
 def _box(op, title: str, names: list[str]) -> None:
@@ -211,19 +245,14 @@ def _box(op, title: str, names: list[str]) -> None:
         box.prop(op, name)
 
 
-def file_handler(idname: str, label: str, import_op: str, export_op: str, extensions: str):
-    """A FileHandler class: drag-and-drop import and the Collection Exporter."""
-    return type(idname, (bpy.types.FileHandler,), {
-        "bl_idname": idname,
-        "bl_label": label,
-        "bl_import_operator": import_op,
-        "bl_export_operator": export_op,
-        "bl_file_extensions": extensions,
+def file_handler(spec: codec.FormatSpec):
+    """The format's FileHandler: drag-and-drop import and the Collection Exporter."""
+    suffix = spec.operator_id.split(".")[-1]
+    return type(f"IO_FH_{suffix}", (bpy.types.FileHandler,), {
+        "bl_idname": f"IO_FH_{suffix}",
+        "bl_label": spec.label,
+        "bl_import_operator": f"import_{spec.operator_id}",
+        "bl_export_operator": f"export_{spec.operator_id}",
+        "bl_file_extensions": ";".join(spec.extensions),
         "poll_drop": classmethod(lambda cls, context: context.area is not None and context.area.type == "VIEW_3D"),
     })
-
-
-def menu_entry(idname: str, label: str):
-    def draw(self, context):
-        self.layout.operator(idname, text=label)
-    return draw

@@ -1,8 +1,6 @@
 """Every format's operators: registered, in the menus, with a FileHandler, and
 with properties in step with their codec options dataclasses."""
 import dataclasses
-import importlib
-import pkgutil
 
 import pytest
 
@@ -17,14 +15,12 @@ EXPECTED = {
 }
 
 
-def _modules(lgf):
-    ops = lgf.operators
-    return [importlib.import_module(f"{ops.__name__}.{m.name}")
-            for m in pkgutil.iter_modules(ops.__path__) if not m.name.startswith("_")]
-
-
 def _operator_classes(lgf):
-    return [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.Operator)]
+    return [cls for cls in lgf.operators.classes() if issubclass(cls, bpy.types.Operator)]
+
+
+def _file_handlers(lgf):
+    return [cls for cls in lgf.operators.classes() if issubclass(cls, bpy.types.FileHandler)]
 
 
 def _op_exists(idname):
@@ -39,19 +35,24 @@ def test_public_operator_is_registered(lgf, idname):
 
 class _Recorder:
     def __init__(self):
-        self.ops = []
+        self.items = []
 
     def operator(self, idname, text="", **kw):
-        self.ops.append(idname)
+        self.items.append((idname, text))
 
 
-def _menu_ops(menu):
+def _menu_entries(menu):
+    """(operator id, text) of the extension's entries in a menu."""
     rec = _Recorder()
     fake = type("Menu", (), {"layout": rec})()
     for fn in menu._dyn_ui_initialize():
         if getattr(fn, "__module__", "").startswith("bl_ext."):
             fn(fake, bpy.context)
-    return set(rec.ops)
+    return rec.items
+
+
+def _menu_ops(menu):
+    return {idname for idname, _ in _menu_entries(menu)}
 
 
 def test_every_operator_is_in_the_file_menus(lgf):
@@ -62,7 +63,7 @@ def test_every_operator_is_in_the_file_menus(lgf):
 
 
 def test_file_handlers_cover_every_extension(lgf):
-    handlers = [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.FileHandler)]
+    handlers = _file_handlers(lgf)
     exts = {e for h in handlers for e in h.bl_file_extensions.split(";")}
     for spec in lgf.codec.registered_formats().values():
         assert set(spec.extensions) & exts, f"no FileHandler for {spec.name}"
@@ -192,7 +193,7 @@ def test_a_dropped_file_opens_the_options_popup(clean, lgf, idname):
 
 
 def test_every_file_handler_import_is_in_the_drop_test(lgf):
-    handlers = [cls for mod in _modules(lgf) for cls in mod.CLASSES if issubclass(cls, bpy.types.FileHandler)]
+    handlers = _file_handlers(lgf)
     assert {h.bl_import_operator for h in handlers} <= set(DROPPED)
 
 
@@ -210,3 +211,82 @@ def test_cli_command_takes_lgf_arguments_folders_and_jobs(lgf, tmp_path, capsys)
     got = sorted(p.relative_to(tmp_path / "out").as_posix() for p in (tmp_path / "out").rglob("*.u3d"))
     assert got == ["props/cube_v2.u3d", "props/grid_static.u3d", "ships/CUBE.u3d", "ships/deep/box.u3d"]
     assert cli._run(["convert", "a.3ds", "--to", "nope", "-d", "x"]) == 2
+
+
+def test_menus_and_file_handlers_come_from_the_format_specs(lgf, monkeypatch):
+    """A FormatSpec's label and extensions show up in the registered menus and FileHandlers."""
+    from dataclasses import replace
+    from importlib import import_module
+    registry = import_module(f"{lgf.__name__}.codec.registry")
+    specs = lgf.codec.registered_formats()
+    imports = _menu_entries(bpy.types.TOPBAR_MT_file_import)
+    assert ("import_scene.unreal_vertex_mesh", "Unreal Engine 1 Vertex Mesh (_d.3d, _a.3d, .uc)") in imports
+    assert ("import_scene.studio3ds", "3D Studio (.3ds)") in imports
+    assert sorted(imports) == sorted((f"import_{s.operator_id}", s.menu_label) for s in specs.values())
+    table = dict(specs)
+    table["3ds"] = replace(table["3ds"], label="Changed Studio", extensions=(".3ds", ".prj"))
+    monkeypatch.setattr(registry, "_scan", lambda: table)
+    assert ("import_scene.studio3ds", "Changed Studio (.3ds, .prj)") in _menu_entries(bpy.types.TOPBAR_MT_file_import)
+    assert ("export_scene.studio3ds", "Changed Studio (.3ds, .prj)") in _menu_entries(bpy.types.TOPBAR_MT_file_export)
+    handler = next(h for h in _file_handlers(lgf) if h.bl_idname == "IO_FH_studio3ds")
+    assert (handler.bl_label, handler.bl_file_extensions) == ("Changed Studio", ".3ds;.prj")
+
+
+def test_a_spec_without_its_operators_is_refused(lgf, monkeypatch):
+    from dataclasses import replace
+    from importlib import import_module
+    registry = import_module(f"{lgf.__name__}.codec.registry")
+    table = dict(lgf.codec.registered_formats())
+    table["extra"] = replace(table["3ds"], name="extra", operator_id="scene.extra")
+    monkeypatch.setattr(registry, "_scan", lambda: table)
+    with pytest.raises(TypeError, match="'extra'.*no export or import operator"):
+        lgf.operators.classes()
+
+
+def test_operator_labels_and_help_are_the_option_fields(lgf):
+    """Each property of a codec option is the field's declaration: label, help, choice labels."""
+    checked = 0
+    for cls in _operator_classes(lgf):
+        mod, name = cls.bl_idname.split(".")
+        props = getattr(getattr(bpy.ops, mod), name).get_rna_type().properties
+        for o in lgf.codec.shown_options(cls.options_class):
+            prop = props[o.name]
+            assert (prop.name, prop.description) == (o.label, o.help), f"{cls.bl_idname}.{o.name}"
+            if o.items:
+                assert [(i.identifier, i.name, i.description) for i in prop.enum_items] == list(o.items)
+            checked += 1
+        assert cls.bl_label.split(" ", 1)[1] == lgf.codec.registered_formats()[cls.format_name].label
+    assert checked > 30
+
+
+def test_a_mesh_whose_vertex_count_changes_is_refused_with_a_message(clean, tmp_path):
+    """The bridge's refusals are CodecErrors: the operator reports them (no traceback) and writes nothing."""
+    bpy.ops.mesh.primitive_cube_add()
+    ob = clean.object
+    arr = ob.modifiers.new("Array", "ARRAY")
+    arr.count = 1
+    arr.keyframe_insert("count", frame=1)
+    arr.count = 3
+    arr.keyframe_insert("count", frame=3)
+    clean.scene.frame_start, clean.scene.frame_end = 1, 3
+    with pytest.raises(RuntimeError, match="Cannot export grow_d.3d: .*vertex count changes during the animation"):
+        bpy.ops.export_scene.unreal_vertex_mesh(filepath=str(tmp_path / "grow_d.3d"))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_nla_strip_in_tweak_mode_is_refused_with_a_message(clean, tmp_path):
+    bpy.ops.mesh.primitive_cube_add()
+    ob = clean.object
+    ob.keyframe_insert("location", frame=1)
+    ob.location.x = 2
+    ob.keyframe_insert("location", frame=5)
+    action = ob.animation_data.action
+    ob.animation_data.action = None
+    track = ob.animation_data.nla_tracks.new()
+    strip = track.strips.new("Move", 1, action)
+    strip.select = True
+    ob.animation_data.use_tweak_mode = True
+    assert ob.animation_data.use_tweak_mode
+    with pytest.raises(RuntimeError, match="Cannot export move.3ds: .*tweak mode"):
+        bpy.ops.export_scene.studio3ds(filepath=str(tmp_path / "move.3ds"), animation_source="NLA")
+    assert list(tmp_path.iterdir()) == []

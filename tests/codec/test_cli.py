@@ -160,13 +160,13 @@ def test_formats_lists_extensions_holdings_and_typed_options(capsys):
     d = json.loads(capsys.readouterr().out)
     assert d["u3d"]["extensions"] == [".u3d"]
     pw = {o["name"]: o for o in d["u3d"]["import_options"]}["password"]
-    assert pw["type"] == "str" and pw["help"].startswith("for AES-encrypted")
+    assert pw["type"] == "str" and pw["help"].startswith("Password of an encrypted (AES) file")
     wuc = {o["name"]: o for o in d["unreal"]["export_options"]}["write_uc"]
     assert (wuc["type"], wuc["default"]) == ("bool", "true")
     assert "cameras" in d["3ds"]["holds"] and "cameras" not in d["unreal"]["holds"]
     assert main(["formats"]) == 0
     text = capsys.readouterr().out
-    assert "unreal: Unreal Engine 1 vertex mesh (.3d, .uc)" in text and "write_uc=true  (bool)" in text
+    assert "unreal: Unreal Engine 1 Vertex Mesh (.3d, .uc)" in text and "write_uc=true  (bool)" in text
     assert "variant=AS_IMPORTED  (str: AS_IMPORTED|STANDARD|DEUS_EX)" in text and "scale=1.0  (float: >= 0.0)" in text
     variant = {o["name"]: o for o in d["unreal"]["export_options"]}["variant"]
     assert variant["choices"] == ["AS_IMPORTED", "STANDARD", "DEUS_EX"]

@@ -1,6 +1,7 @@
 """`lgf formats` and the README's generated reference: one source, the registry and the option dataclasses."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from ..features import FEATURES, HOLDS
@@ -17,6 +18,8 @@ def as_text() -> str:
     for name, spec in sorted(registered_formats().items()):
         holds = HOLDS.get(name, frozenset())
         lines.append(f"{name}: {spec.label} ({', '.join(spec.extensions)})")
+        if spec.limits.as_text():
+            lines.append(f"  limits: {spec.limits.as_text()}")
         lines.append(f"  holds: {', '.join(FEATURES[k][0] for k in FEATURES if k in holds) or '-'}")
         lines.append(f"  drops: {', '.join(FEATURES[k][0] for k in FEATURES if k not in holds) or '-'}")
         for kind, cls in _option_sets(spec):
@@ -36,6 +39,7 @@ def as_json() -> str:
     for name, spec in sorted(registered_formats().items()):
         out[name] = {
             "label": spec.label, "extensions": list(spec.extensions),
+            "limits": {k: v for k, v in dataclasses.asdict(spec.limits).items() if v not in (None, "")},
             "holds": [k for k in FEATURES if k in HOLDS.get(name, ())],
             **{f"{kind}_options": [{"name": o.name, "type": o.type, "default": show_default(o.default),
                                     "help": o.help, "choices": list(o.choices), "min": o.minimum,

@@ -68,7 +68,7 @@ def _comments(cls: type) -> dict[str, str]:
 
 def describe(cls: type) -> list[OptionField]:
     notes, allowed = _comments(cls), choices(cls)
-    return [OptionField(f.name, _type_name(_default(f)), _default(f), notes.get(f.name, ""),
+    return [OptionField(f.name, _type_name(_default(f)), _default(f), f.metadata.get("help") or notes.get(f.name, ""),
                         allowed.get(f.name, ()), *bounds(f))
             for f in fields(cls)]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...registry import FormatSpec
-from . import from_scene, read, to_scene, write
+from ...registry import FormatSpec, Limits
+from . import from_scene, mesh_out, read, to_scene, write
 from .model import Model
 from .options import ExportOptions, ImportOptions
 
@@ -27,5 +27,6 @@ def version(model: Model) -> str:
 FORMAT = FormatSpec(
     name="3ds", label="3D Studio", extensions=(".3ds",), sniff=read.sniff, read=read.read, encode=encode,
     to_scene=to_scene.to_scene, from_scene=from_scene.from_scene, import_options=ImportOptions, export_options=ExportOptions,
-    version=version,
+    version=version, operator_id="scene.studio3ds",
+    limits=Limits(vertices=mesh_out.LIMIT, faces=mesh_out.LIMIT, note="a bigger mesh is cut into further objects"),
 )

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import math
 import os
-import re
 
 from ...errors import Warnings
+from ...file_names import name_83
 from ...scene import Material, Scene
 from . import ids
 from .materials import (ALPHA_SOURCE, DECAL, FLAG_CHUNKS, LOOK_BITS, MIRROR, NEGATE, NO_TILE, PERCENT_CHUNKS,
@@ -39,22 +39,6 @@ def _percent(cid: int, v: float) -> Chunk:
     c = Chunk(cid)
     c.add(ids.INT_PERCENT, int(round(min(max(v, 0.0), 1.0) * 100)))
     return c
-
-
-def name_83(name: str, taken: set[str]) -> str:
-    """An upper-case 8.3 name for a texture file, unique among `taken`."""
-    base = name.replace("\\", "/").split("/")[-1]
-    stem, ext = os.path.splitext(base)
-    stem = re.sub(r"[^A-Z0-9_]", "", stem.upper()) or "TEX"
-    ext = re.sub(r"[^A-Z0-9_]", "", ext.upper())[:3]
-    out = f"{stem[:8]}.{ext}" if ext else stem[:8]
-    n = 1
-    while out in taken and n < 1000:
-        short = f"{stem[:8 - len(str(n)) - 1]}~{n}"
-        out = f"{short}.{ext}" if ext else short
-        n += 1
-    taken.add(out)
-    return out
 
 
 def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[int, str]) -> Chunk:

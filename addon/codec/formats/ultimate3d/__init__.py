@@ -47,4 +47,5 @@ FORMAT = FormatSpec(
     import_options=ImportOptions,
     export_options=ExportOptions,
     version=version,
+    operator_id="scene.ultimate3d",
 )

@@ -9,6 +9,7 @@ round-trip and no real file uses it.
 from __future__ import annotations
 
 from ...binary import Reader, Writer
+from ...errors import UnsupportedFeature
 
 MAX_BYTES = 5
 
@@ -47,7 +48,7 @@ def read_count(r: Reader, item_size: int, what: str) -> int:
 def encode_int(value: int) -> bytes:
     magnitude = abs(int(value))
     if magnitude >= 1 << (6 + 7 * (MAX_BYTES - 1)):
-        raise ValueError(f"{value} does not fit a compact int")
+        raise UnsupportedFeature(f"{value} does not fit a compact int: too many items for the format")
     first = (magnitude & 0x3F) | (0x40 if value < 0 else 0)
     magnitude >>= 6
     out = bytearray([first | (0x80 if magnitude else 0)])

@@ -9,8 +9,10 @@ warnings, script_bytes) -> UnrealMesh`, `write.encode_bytes(model) -> {file name
 """
 from __future__ import annotations
 
-from ...registry import FormatSpec
+from ...registry import FormatSpec, Limits
 from . import files, from_scene, read, to_scene, write
+from .merge import MAX_FRAMES
+from .model import DEUS_EX, MAX_VERTICES, STANDARD
 from .options import ExportOptions, ImportOptions
 
 
@@ -28,7 +30,7 @@ def version(model) -> str:
 
 FORMAT = FormatSpec(
     name="unreal",
-    label="Unreal Engine 1 vertex mesh",
+    label="Unreal Engine 1 Vertex Mesh",
     extensions=(".3d", ".uc"),
     sniff=sniff,
     read=read.read,
@@ -43,4 +45,7 @@ FORMAT = FormatSpec(
     partner=lambda p: files.stem_and_role(p)[1] in ("a", "uc"),   # the _d.3d file stands for the set
     main_suffix="_d.3d",
     written=lambda p: [p, p.with_name(files.stem_and_role(p)[0] + "_a.3d")],
+    limits=Limits(vertices=MAX_VERTICES[STANDARD], faces=from_scene.MAX_TRIANGLES, frames=MAX_FRAMES,
+                  note=f"Deus Ex: {MAX_VERTICES[DEUS_EX]} vertices"),
+    operator_id="scene.unreal_vertex_mesh", file_names=("_d.3d", "_a.3d", ".uc"),
 )
