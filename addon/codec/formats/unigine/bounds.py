@@ -26,7 +26,7 @@ def of_points(points: np.ndarray) -> Bounds:
     centre = (lo.astype(np.float64) + hi) / 2
     d2 = None
     for c, m in zip(cols, centre):             # (x - cx)^2 + (y - cy)^2 + (z - cz)^2 in float64, in that order
-        d = c - m
+        d = np.subtract(c, m, dtype=np.float64)   # float64 on numpy 1.x too (a float64 scalar does not promote there)
         d *= d
         d2 = d if d2 is None else d2.__iadd__(d)
     radius = np.sqrt(d2.max())
