@@ -125,11 +125,11 @@ def sample_curve(fc, frames: np.ndarray) -> np.ndarray:
     return np.interp(frames, x, y)
 
 
-def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
-    """(F, B, 4, 4) pose-bone matrix_basis at each frame, from the action's curves."""
+def pose_trs(ob, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(F, B, 3) location, (F, B, 4) rotation (w, x, y, z; Euler bones converted, not normalised)
+    and (F, B, 3) scale of each pose bone at each frame, from the action's curves."""
     curves = {(fc.data_path, fc.array_index): fc for fc in action_api.existing_channels(ob.animation_data.action, ob)}
     F, bones = len(frames), list(ob.pose.bones)
-    out = np.empty((F, len(bones), 4, 4))
 
     def channel(pb, prop: str, size: int) -> np.ndarray:
         default = np.array(getattr(pb, prop), np.float64)
@@ -147,8 +147,12 @@ def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
             q[:, b] = channel(pb, "rotation_quaternion", 4)
         else:
             q[:, b] = axes.matrix_to_quat(axes.euler_to_matrix(channel(pb, "rotation_euler", 3), pb.rotation_mode))
-    out[:] = axes.compose(loc, q, scale)          # every bone at once
-    return out
+    return loc, q, scale
+
+
+def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
+    """(F, B, 4, 4) pose-bone matrix_basis at each frame, from the action's curves."""
+    return axes.compose(*pose_trs(ob, frames))          # every bone at once
 
 
 def plain_keys(key) -> bool:
