@@ -98,6 +98,11 @@ def read_co(fc) -> np.ndarray:
     return got
 
 
+def read_already(fc) -> np.ndarray | None:
+    """read_co(fc) when this take has read it, else None."""
+    return _READ.get(fc.as_pointer())
+
+
 def read_keys(fc) -> tuple[np.ndarray, np.ndarray]:
     """(N, 2) float32 key (frame, value) and (N,) int32 interpolation, read once per take."""
     kind = _KINDS.get(fc.as_pointer())
@@ -116,11 +121,11 @@ def sample_curve(fc, frames: np.ndarray) -> np.ndarray:
     x, y = co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
     if plain and n == len(frames) and np.array_equal(x, frames):
         return y        # a key on every frame: its values, whatever the interpolation (not even read)
-    interp = read_keys(fc)[1]
-    kinds = set(interp[:-1].tolist())
-    if not plain or not kinds <= {_LINEAR} and not kinds <= {_CONSTANT}:
+    kinds = read_keys(fc)[1][:-1]       # a segment's interpolation is its first key's
+    linear, held = bool((kinds == _LINEAR).all()), bool((kinds == _CONSTANT).all())
+    if not plain or not linear and not held:
         return np.array([fc.evaluate(float(f)) for f in frames])
-    if kinds <= {_CONSTANT} and n > 1:
+    if held and n > 1:
         return y[np.clip(np.searchsorted(x, frames, side="right") - 1, 0, n - 1)]
     return np.interp(frames, x, y)
 
