@@ -51,10 +51,13 @@ def read_model(path: str | Path, fmt: str = "", **options) -> tuple[FormatSpec, 
     return spec, model, warnings
 
 
-def load(path: str | Path, fmt: str = "", **options) -> Scene:
-    """Read any supported file into a Scene. Warnings are in `scene.warnings`."""
+def load(path: str | Path, fmt: str = "", *, with_companions: bool = False, **options) -> Scene:
+    """Read any supported file into a Scene. Warnings are in `scene.warnings`. with_companions: the
+    files that belong to it without being read by it (UNIGINE .anim beside a .mesh) add their part."""
     spec, model, warnings = read_model(path, fmt, **options)
     scene = spec.to_scene(model, options_for(spec.import_options, options), warnings)
+    if with_companions and spec.join_companions is not None:
+        spec.join_companions(scene, Path(path), warnings)
     scene.source_format = scene.source_format or spec.name
     scene.source_version = scene.source_version or str(spec.version(model))
     scene.warnings = warnings.as_list()

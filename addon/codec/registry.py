@@ -52,6 +52,8 @@ class FormatSpec:
     # files of the set that its read does not take in (UNIGINE .anim beside the .mesh): not converted on their
     # own in a tree, though each still reads and checks alone
     companions: Callable[[Path], list[Path]] = field(default=lambda p: [])
+    # what the companions add to the main file's scene (its animations), for a conversion that takes them in
+    join_companions: Callable[[Scene, Path, Warnings], None] | None = None
     main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
     # the files a write to main_output always makes: all must be newer than the inputs to be up to date
     written: Callable[[Path], list[Path]] = field(default=lambda p: [p])

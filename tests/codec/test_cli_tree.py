@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from addon.codec import load
@@ -177,8 +178,9 @@ def test_unigine_anims_beside_their_mesh_are_its_partners_and_a_lone_anim_still_
     records = {Path(r["input"]).name: r for r in json.loads(report.read_text())}
     assert set(records) == {"tube_skinned.mesh", "tube_bend.anim"}
     assert records["tube_skinned.mesh"]["status"] == "ok" and code == 1
-    assert {w for w in records["tube_skinned.mesh"]["warnings"] if "beside it" in w} == {
-        f"{n} beside it is not read with it: convert or import it on its own"
+    # the partners' animation goes with the mesh: here the mesh embeds the same 'bend', so it is not doubled
+    assert {w for w in records["tube_skinned.mesh"]["warnings"] if "already holds" in w} == {
+        f"{n}: the mesh already holds animation 'bend'; the file's copy is left out"
         for n in ("TUBE_SKINNED.ANIM", "tube_skinned_bend.anim")}
     assert "only animation ('bend') and no mesh" in records["tube_bend.anim"]["error"]
     (src / "tube/tube_bend.anim").rename(src / "lone/tube_bend.anim")
@@ -192,3 +194,23 @@ def test_unigine_anims_beside_their_mesh_are_its_partners_and_a_lone_anim_still_
     assert code == 0 and (tmp_path / "out4/tube_skinned_bend.anim").is_file()
     assert main(["check", str(src)]) == 0
     assert "4 files: 4 identical" in capsys.readouterr().err               # the mesh and its three .anim
+
+
+def test_a_mesh_converts_with_the_animation_of_its_anim_partner(tmp_path, capsys):
+    """A .mesh written with its animation beside it as X.anim converts like the mesh that embeds it."""
+    from addon.codec import save
+    from tests.conftest import ASSETS
+    split = tmp_path / "split"
+    split.mkdir()
+    save(load(ASSETS / "unigine/tube_skinned.mesh"), split / "tube.mesh", embed_animations=False)
+    assert (split / "tube.anim").is_file() and not load(split / "tube.mesh").animations
+    code, io = convert(split, "--to", "u3d", "-d", tmp_path / "out", capsys=capsys)
+    assert code == 0, io.err
+    code, io = convert(ASSETS / "unigine/tube_skinned.mesh", "--to", "u3d", "-d", tmp_path / "whole", capsys=capsys)
+    assert code == 0, io.err
+    joined, whole = load(tmp_path / "out/tube.u3d"), load(tmp_path / "whole/tube_skinned.u3d")
+    assert [(a.name, a.frame_end) for a in joined.animations] == [(a.name, a.frame_end) for a in whole.animations]
+    assert whole.animations and joined.animations[0].channels
+    for a, b in zip(joined.animations[0].channels, whole.animations[0].channels):
+        assert (a.bone, a.path) == (b.bone, b.path)
+        np.testing.assert_allclose(a.values, b.values, atol=1e-4)

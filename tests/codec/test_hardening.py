@@ -3,6 +3,7 @@ that the OS rejects become warnings; the .uc parser reads long tokens without ba
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,3 +171,18 @@ def test_errors_past_reading_are_codec_errors_the_operators_report():
         s.world_matrix(0)
     with pytest.raises(CodecError, match="compact int"):
         encode_int(1 << 40)
+
+
+def test_unigine_keys_that_are_not_finite_hold_the_bind_pose_without_numpy_warnings():
+    """A fuzzed tube (saved case) whose key boxes and one bind are NaN: one warning, finite keys, and
+    no RuntimeWarning from the maths after reading (the cast of NaN to int16 is undefined)."""
+    import warnings as pywarnings
+
+    from addon.codec import encode, load
+    case = Path(__file__).resolve().parents[1] / "fuzz_cases/unigine-mesh-0fba43fe7d/tube_skinned.mesh"
+    with pywarnings.catch_warnings():
+        pywarnings.simplefilter("error")
+        s = load(case)
+        encode(s, Path("x.mesh"))
+    assert any("not finite numbers" in w for w in s.warnings)
+    assert all(np.isfinite(ch.values).all() for a in s.animations for ch in a.channels)

@@ -141,6 +141,18 @@ def test_deus_ex_and_unmirror_come_back_as_imported(tmp_path):
     assert struct.unpack_from("<H", out[tmp_path / "p" / "dx_a.3d"], 2)[0] == 16
 
 
+
+def test_mesh_import_parameters_the_exporter_does_not_write_come_back(tmp_path):
+    """LOD and texture-number switches on MESH IMPORT (LODSTYLE=, LODFRAME=, ZEROTEX=) are kept as read."""
+    d, a = tetra_pair(frames=1)
+    uc = ("#exec MESH IMPORT MESH=lm ANIVFILE=lm_a.3d DATAFILE=lm_d.3d X=0 Y=0 Z=0 LODSTYLE=10 LODFRAME=3 ZEROTEX=1\n"
+          "#exec MESHMAP SCALE MESHMAP=lm X=0.0625 Y=0.0625 Z=0.125\n")
+    s, _ = _import(write_set(tmp_path, "lm", d, a, uc))
+    out, _ = _export(s, tmp_path / "o" / "lm_d.3d")
+    text = out[tmp_path / "o" / "lm.uc"].decode()
+    assert "DATAFILE=lm_d.3d X=0 Y=0 Z=0 LODSTYLE=10 LODFRAME=3 ZEROTEX=1\r\n" in text
+    assert out[tmp_path / "o" / "lm_a.3d"] == a      # (texture numbers may differ: ZEROTEX makes them all 0)
+
 # -- merged export -----------------------------------------------------------------------
 def _two_objects() -> Scene:
     a = Mesh.from_triangles("a", [(0, 0, 0), (1, 0, 0), (0, 1, 0)], [(0, 1, 2)], face_material=np.array([0]),

@@ -4,7 +4,7 @@ Folders are walked recursively and globs expanded; extensions match in any
 case. A file that is only read through another of its set (an Unreal
 `_a.3d` or `.uc`) is not a source of its own when found by a walk: the set's
 `_d.3d` stands for it. A UNIGINE `.anim` beside its `.mesh` is not converted on
-its own either (the mesh's record names it), though `check` reads it alone.
+its own either (its animations go with the mesh), though `check` reads it alone.
 Named explicitly, any file of a set is accepted, and one set is converted once.
 """
 from __future__ import annotations

@@ -41,13 +41,13 @@ def convert_job(job: dict) -> dict:
         src, out = Path(job["input"]), Path(job["output"])
         spec = find_format(src)
         rec["format"] = spec.name
-        inputs = {src.resolve(), *(p.resolve() for p in spec.sources(src))}
+        inputs = {src.resolve(), *(p.resolve() for p in [*spec.sources(src), *spec.companions(src)])}
         made = find_format(out, name=job["to"]).written(out)
         if job.get("skip_up_to_date") and all(p.exists() and p.resolve() not in inputs for p in made) \
                 and min(p.stat().st_mtime for p in made) >= _newest(inputs):
             rec.update(status="skipped", outputs=[str(p) for p in made])
             return rec
-        scene = load(src, **job.get("options", {}))
+        scene = load(src, with_companions=True, **job.get("options", {}))
         files, warnings = encode(scene, out, job["to"], **job.get("options", {}))
         if not job.get("overwrite"):
             for p in files:
@@ -56,9 +56,7 @@ def convert_job(job: dict) -> dict:
                 if p.exists():
                     raise Refused(f"refusing to overwrite {p}, which exists (use --overwrite)")
         written = write_atomically(files)
-        left = [f"{c.name} beside it is not read with it: convert or import it on its own"
-                for c in spec.companions(src)]
-        rec.update(status="ok", outputs=[str(p) for p in written], warnings=list(scene.warnings) + warnings + left,
+        rec.update(status="ok", outputs=[str(p) for p in written], warnings=list(scene.warnings) + warnings,
                    losses=losses(scene, job["to"]))
     except Exception as e:     # noqa: BLE001  a bad file is reported and the batch goes on
         rec["error"] = _describe(e)

@@ -14,8 +14,9 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from ...errors import Warnings
+from ...errors import FormatError, Warnings
 from ...registry import FormatSpec
+from ...scene import Scene
 from . import conventions, from_scene, read, to_scene, write
 from .model import ANIM_MAGIC, MESH_MAGIC, AnimFile, MeshFile
 from .options import AnimExportOptions, AnimImportOptions, ExportOptions, ImportOptions
@@ -69,12 +70,38 @@ def partner_anims(mesh: Path) -> list[Path]:
     return [p for p in files if p.suffix.lower() == ".anim" and owner(p.stem.lower()) == own]
 
 
+
+def join_partner_anims(scene: Scene, mesh: Path, warnings: Warnings) -> None:
+    """The animations of the .anim files beside a .mesh join its scene, on its armature, read
+    against the mesh's bind pose (as the engine plays them); one the mesh already holds is not doubled."""
+    arm = next((i for i, n in enumerate(scene.nodes) if n.kind == "ARMATURE"), -1)
+    for p in partner_anims(mesh):
+        if arm < 0:
+            warnings.warn(f"{p.name} beside it is left out: the mesh has no armature to play it")
+            continue
+        opts = AnimImportOptions(fps=scene.fps if 0.01 <= scene.fps <= 1000 else 30.0, rest_mesh=str(mesh))
+        try:
+            part = to_scene.to_scene(_read_anim(p, opts, warnings), opts, warnings)
+        except FormatError as e:
+            warnings.warn(f"{p.name} beside it is left out: {e}")
+            continue
+        held = {a.name for a in scene.animations}
+        for anim in part.animations:
+            if anim.name in held:
+                warnings.warn(f"{p.name}: the mesh already holds animation {anim.name!r}; the file's copy is left out")
+                continue
+            for ch in anim.channels:
+                ch.target = arm
+            scene.animations.append(anim)
+    to_scene.each_alone(scene)
+
+
 FORMAT = [
     FormatSpec(
         name="unigine-mesh", label="UNIGINE Mesh", extensions=(".mesh",), sniff=_sniff(MESH_MAGIC[:2]),
         read=_read_mesh, encode=_encode_mesh, to_scene=to_scene.to_scene, from_scene=from_scene.from_scene,
         import_options=ImportOptions, export_options=ExportOptions, version=lambda m: MESH_MAGIC.decode(),
-        companions=partner_anims, operator_id="scene.unigine_mesh", tangent_attribute=conventions.TANGENT_ATTR),
+        companions=partner_anims, join_companions=join_partner_anims, operator_id="scene.unigine_mesh", tangent_attribute=conventions.TANGENT_ATTR),
     FormatSpec(
         name="unigine-anim", label="UNIGINE Animation", extensions=(".anim",), sniff=_sniff(ANIM_MAGIC[:2]),
         read=_read_anim, encode=lambda a, target: {Path(target): write_anim(a)},

@@ -126,6 +126,7 @@ def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.nda
     if not track.frame_count or not len(track.bones):
         return anim
     t, q, s = pose.decoded_keys(track, bind)
+    t, q, s = _finite_keys(track, bind, t, q, s, warnings)
     bone_names = [names[i] for i in track.bones]
     keep = [i for i, n in enumerate(bone_names) if n in rest]
     for i, n in enumerate(bone_names):
@@ -143,6 +144,21 @@ def track_animation(track: Track, names: list[str], bind, rest: dict[str, np.nda
     return anim
 
 
+def _finite_keys(track: Track, bind: np.ndarray, t, q, s, warnings: Warnings):
+    """Keys a lying box or bind makes infinite or NaN hold the bind pose there (or none, if that lies too)."""
+    bad = ~(np.isfinite(t).all(-1) & np.isfinite(q).all(-1) & np.isfinite(s).all(-1))
+    if not bad.any():
+        return t, q, s
+    warnings.warn(f"animation {track.name!r}: {int(bad.sum())} bone keys are not finite numbers; "
+                  "those bones hold their bind pose there")
+    b = bind[track.bones.astype(np.int64)]
+    rest_t = np.where(np.isfinite(b["t"]), b["t"], 0.0)
+    rest_s = np.where(np.isfinite(b["s"]), b["s"], 1.0)
+    rest_q = pose.safe_quat(pose.xyzw_to_wxyz(np.nan_to_num(b["r"].astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)))
+    m = bad[..., None]
+    return np.where(m, rest_t[None], t), np.where(m, rest_q[None], q), np.where(m, rest_s[None], s)
+
+
 def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") -> None:
     """One line naming the bones whose bind pose cannot be used as it is (pose.bind_local reads them)."""
     bad = np.flatnonzero(pose.bad_bind(bind)) if len(bind) else []
@@ -152,7 +168,7 @@ def warn_bad_bind(bones, bind: np.ndarray, warnings: Warnings, where: str = "") 
                       "those parts read as no move, no turn, scale 1")
 
 
-def _each_alone(scene: Scene) -> None:
+def each_alone(scene: Scene) -> None:
     """Several animations become NLA strips one after another (an active action would hide the
     others); the timeline covers the first, as the file plays it from frame 0."""
     if len(scene.animations) > 1:
@@ -200,7 +216,7 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
             split_fan_points(mesh)          # faces meeting at a point without an edge: Cycles smears
         scene.meshes.append(mesh)
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
-    _each_alone(scene)
+    each_alone(scene)
     return scene
 
 
@@ -272,7 +288,7 @@ def anim_to_scene(a: AnimFile, opts: AnimImportOptions, warnings: Warnings,
     for tr in a.animations:
         scene.animations.append(track_animation(tr, names, fallback, rest, -1, opts.fps, warnings))
         scene.rest_pose.unstored[tr.name] = _unstored(tr, names)
-    _each_alone(scene)
+    each_alone(scene)
     return scene
 
 

@@ -197,7 +197,8 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     if options.write_uc:
         seqs = _sequences(scene, options, merged.placed, count, warnings)
         visible = values["ue_type"] & 15 != TYPE_WEAPON
-        setup = MeshSetup(unmirror=unmirror, origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,
+        setup = MeshSetup(unmirror=unmirror, import_params=str(merged.mesh.extras.get("ue_import_params", "") or ""),
+                          origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,
                           scale=tuple(float(f'{v:.7g}') for v in mult * default / factor), sequences=seqs,
                           package=checked_identifier(options.package_name, "", "package", warnings),
                           texture_group=checked_identifier(options.texture_group, "Skins", "texture group", warnings))

@@ -109,6 +109,7 @@ class MeshSetup:
     anivfile: str = ""
     unmirror: bool = False
     zerotex: bool = False
+    import_params: str = ""             # the rest of its MESH IMPORT (LODSTYLE=, MLOD=, ZEROTEX=...)
     origin: tuple[float, float, float] = (0.0, 0.0, 0.0)         # raw units
     rotation: tuple[float, float, float] = (0.0, 0.0, 0.0)       # YAW, PITCH, ROLL; 256 per turn
     scale: tuple[float, float, float] | None = None              # MESHMAP SCALE, None = not given

@@ -207,7 +207,8 @@ def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
                                  "ue_color": tris["color"].astype(np.int32), "ue_texture": tris["texture"].astype(np.int32),
                                  "ue_flags_byte": tris["flags"].astype(np.int32),
                                  ".hide_poly": weapon},      # the engine never draws it: hidden in Blender too
-                extras={"ue_variant": variant, "ue_unmirror": bool(setup and setup.unmirror)})
+                extras={"ue_variant": variant, "ue_unmirror": bool(setup and setup.unmirror),
+                        "ue_import_params": setup.import_params if setup else ""})
     scene.meshes.append(mesh)
     scene.add_node(Node(model.name, "MESH", 0, matrix=script_matrix(setup, default)))
     _animations(scene, setup, len(positions), warnings)

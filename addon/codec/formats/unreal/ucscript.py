@@ -65,6 +65,10 @@ def _flag(d: Directive, key: str) -> bool:
     return d.get(key).strip().lower() in ("1", "true")
 
 
+# the MESH IMPORT parameters compose() writes itself; any other is kept as read
+_WRITTEN_IMPORT = {"MESH", "ANIVFILE", "DATAFILE", "X", "Y", "Z", "UNMIRROR"}
+
+
 def mesh_names(script: Script) -> list[str]:
     return [d.get("MESH") for d in script.directives if (d.group, d.command) == ("MESH", "IMPORT")]
 
@@ -92,6 +96,7 @@ def describe(script: Script, mesh: str, warnings: Warnings) -> MeshSetup:
         if kind == ("MESH", "IMPORT"):
             setup.datafile, setup.anivfile = d.get("DATAFILE"), d.get("ANIVFILE")
             setup.unmirror, setup.zerotex = _flag(d, "UNMIRROR"), _flag(d, "ZEROTEX")
+            setup.import_params = params_text({k: v for k, v in d.params.items() if k not in _WRITTEN_IMPORT})
         elif kind == ("MESH", "ORIGIN"):
             setup.origin = tuple(number(d, k, 0.0, warnings) for k in "XYZ")
             setup.rotation = tuple(number(d, k, 0.0, warnings) for k in ("YAW", "PITCH", "ROLL"))
@@ -200,7 +205,7 @@ def compose(s: MeshSetup, class_name: str = "") -> bytes:
     """A script with the directives the engine needs to import the mesh."""
     m = s.mesh
     lines = [f"#exec MESH IMPORT MESH={m} ANIVFILE={_file(s.anivfile)} DATAFILE={_file(s.datafile)} X=0 Y=0 Z=0"
-             + (" UNMIRROR=1" if s.unmirror else "")]
+             + (" UNMIRROR=1" if s.unmirror else "") + (f" {s.import_params}" if s.import_params else "")]
     lines.append(f"#exec MESH ORIGIN MESH={m} X={_fmt(s.origin[0])} Y={_fmt(s.origin[1])} Z={_fmt(s.origin[2])}"
                  + "".join(f" {k}={_fmt(v)}" for k, v in zip(("YAW", "PITCH", "ROLL"), s.rotation) if v))
     for q in s.sequences:
