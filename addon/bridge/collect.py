@@ -7,7 +7,7 @@ import bpy
 import numpy as np
 
 from ..codec.scene import (Armature, Bone, Camera, Image, Light, Mesh, Node, Scene, ShapeKey, Skin)
-from ..codec.welding import next_corner
+from ..codec.meshops import next_corner
 from . import props
 from .animation_bake import bake
 from .material_build import collect_material

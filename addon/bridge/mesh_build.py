@@ -4,21 +4,23 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..codec import welding
-from ..codec.parallel import map_two
+from ..codec import meshops
+from ..codec.parallel import map_two, one_by_one
 from ..codec.scene import Mesh
 from . import props
 
 
 def _attr_type(arr: np.ndarray, domain_len: int) -> tuple[str, str, np.ndarray]:
-    """(data_type, foreach key, flat data) for an attribute array."""
+    """(data_type, foreach key, flat data) for an attribute array. The data is copied only when it
+    is not already aligned native int32/float32: foreach_set reads an unaligned view of the file's
+    bytes (format "=i") item by item, about 20 times slower than one copy."""
     a = np.asarray(arr)
     width = 1 if a.ndim == 1 else a.shape[1]
     if a.dtype == np.bool_ and width == 1:
         return "BOOLEAN", "value", a.ravel()
     if a.dtype.kind in "iu" and width == 1:
-        return "INT", "value", a.astype(np.int32).ravel()
-    a = a.astype(np.float32)
+        return "INT", "value", np.require(a, np.int32, "CA").ravel()
+    a = np.require(a, np.float32, "CA")
     if width == 1:
         return "FLOAT", "value", a.ravel()
     if width == 2:
@@ -50,12 +52,12 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
     jobs = [k for k, m in enumerate(meshes) if m.smoothing is not None and len(m.smoothing) == len(m.faces)]
     args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in jobs]
     big = sum(len(m.corners) for m, _, _ in args) >= PARALLEL_CORNERS
-    plans = (map_two if big else _one_by_one)(lambda a: _plan(*a), args)
+    plans = (map_two if big else one_by_one)(lambda a: _plan(*a), args)
     plan_of = dict(zip(jobs, plans))
     for k, (m, me) in enumerate(zip(meshes, built)):
         plan = plan_of.get(k)
         if plan is not None and plan.split is not None:
-            welding.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
+            meshops.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
             bpy.data.meshes.remove(me)
             built[k] = build_mesh(m, materials)
             continue
@@ -71,25 +73,25 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
     return built
 
 
-PARALLEL_CORNERS = 300_000      # below this, handing work to the other thread costs more than it gives
-
-
-def _one_by_one(fn, items) -> list:
-    return [fn(x) for x in items]
+PARALLEL_CORNERS = 100_000      # below this, handing work to the other thread costs more than it gives
 
 
 def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:
     """(corners, face starts) as int32, the only index type Blender takes (the Scene's uint32
-    corners are the same bits below 2**31: a view, no copy)."""
-    corners = np.asarray(m.corners)
-    corners = (corners.view(np.int32) if corners.dtype == np.uint32 and corners.flags.c_contiguous
-               else np.ascontiguousarray(corners, np.int32))
-    return corners, np.ascontiguousarray(m.faces, np.int32)
+    indices are the same bits below 2**31: a view, no copy)."""
+    return _int32(m.corners), _int32(m.faces)
 
 
-def _plan(m: Mesh, edge_of: np.ndarray, n_edges: int) -> welding.GroupShading:
+def _int32(a) -> np.ndarray:
+    a = np.asarray(a)
+    if a.dtype == np.uint32 and a.flags.c_contiguous and a.flags.aligned:
+        return a.view(np.int32)
+    return np.require(a, np.int32, "CA")
+
+
+def _plan(m: Mesh, edge_of: np.ndarray, n_edges: int) -> meshops.GroupShading:
     corners, starts = _corner_arrays(m)
-    return welding.group_shading(corners, starts, m.smoothing, len(m.positions), edge_of, n_edges,
+    return meshops.group_shading(corners, starts, m.smoothing, len(m.positions), edge_of, n_edges,
                                  sharp=m.normals is None or len(m.normals) != len(corners))
 
 

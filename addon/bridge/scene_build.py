@@ -9,12 +9,13 @@ from mathutils import Matrix
 
 from ..codec.meshops import make_safe
 from ..codec.option_rules import option
+from ..codec.parallel import map_two, one_by_one
 from ..codec.scene import Scene
 from ..codec.scene_options import ImportContent
 from . import props
 from .animation_build import build_animations
 from .material_build import build_image, build_material
-from .mesh_build import add_shape_keys, add_skin, build_meshes
+from .mesh_build import PARALLEL_CORNERS, add_shape_keys, add_skin, build_meshes
 from .world import build_world
 
 
@@ -65,9 +66,11 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
             child_colls[name] = c
         return child_colls[name]
 
-    for m in scene.meshes:
-        # Blender crashes on some faces real files hold: repair first, warn once per mesh
-        scene.warnings = list(scene.warnings) + make_safe(m)
+    # Blender crashes on some faces real files hold: repair first, warn once per mesh (numpy work:
+    # two meshes at a time when they are big)
+    big = sum(len(m.corners) for m in scene.meshes) >= PARALLEL_CORNERS
+    scene.warnings = list(scene.warnings) + [line for lines in (map_two if big else one_by_one)(
+        make_safe, scene.meshes) for line in lines]
     images = [build_image(i) for i in scene.images]
     res.materials = [build_material(m, images) for m in scene.materials]
     res.meshes = build_meshes(scene.meshes, res.materials)

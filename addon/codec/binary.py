@@ -129,9 +129,11 @@ class Writer:
 
     def __init__(self) -> None:
         self.parts = bytearray()
+        self._before: list = []         # pieces before `parts`: bytearrays and large arrays' own buffers
+        self._base = 0                  # their total length
 
     def tell(self) -> int:
-        return len(self.parts)
+        return self._base + len(self.parts)
 
     def scalar(self, kind: str, value) -> None:
         self.parts += _STRUCTS[kind].pack(value)
@@ -160,8 +162,21 @@ class Writer:
             a = a.astype(dtype, copy=False)
         self.parts += np.ascontiguousarray(a).tobytes()
 
+    def buffer(self, arr: np.ndarray, dtype=None) -> None:
+        """Like `array`, for large arrays: their bytes stay in the array (which must not change) until
+        getvalue, so that the file's bytes are copied once, not into a buffer and then out of it."""
+        a = np.asarray(arr)
+        a = np.ascontiguousarray(a if dtype is None else a.astype(dtype, copy=False))
+        if a.size:
+            self._before += [self.parts, memoryview(a.reshape(-1)).cast("B")]
+            self._base += len(self.parts) + a.nbytes
+            self.parts = bytearray()
+
     def patch(self, offset: int, kind: str, value) -> None:
-        _STRUCTS[kind].pack_into(self.parts, offset, value)
+        """Overwrite a value written since the last `buffer`."""
+        if offset < self._base:
+            raise ValueError("patch before a buffer() piece")
+        _STRUCTS[kind].pack_into(self.parts, offset - self._base, value)
 
     def getvalue(self) -> bytes:
-        return bytes(self.parts)
+        return b"".join(self._before + [self.parts]) if self._before else bytes(self.parts)

@@ -3,8 +3,10 @@ corner -> vertex split, welding, and the repairs that keep a Scene mesh safe for
 
 The corner -> vertex split has one output-order rule: distinct values are ordered by the
 vertex that first uses them, then by first use; a mesh whose values never differ within a
-vertex keeps its vertex order. Welding lives in welding.py (re-exported here so that formats
-call this module only); the row grouping behind the split, in meshops_rows.py.
+vertex keeps its vertex order. The parts live in meshops_*.py modules named for what they are
+(re-exported here so that formats call this module only): the one row grouping behind the split
+and welding (meshops_rows), welding (meshops_weld), edges and fans (meshops_edges), normals
+(meshops_normals), smoothing-group shading (meshops_groups).
 
 Real files hold faces that repeat a vertex (``a a b``), faces with fewer than
 three corners, and corner indices past the vertex list. Blender either refuses
@@ -17,16 +19,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .meshops_rows import group as group_rows, unique_in_order
+from .meshops_edges import (Edges, components, edge_pairs, edge_sides, face_of_corner, fan_labels, next_corner,
+                            several_fans, several_fans_by_sides, split_fans, triangle_starts)
+from .meshops_groups import GroupShading, group_shading, mixed_corners, sharp_edges_by_sides, sharp_from_groups
+from .meshops_normals import corner_angles, differing_corners, face_normals, sharp_edge_normals, unit
+from .meshops_rows import group as group_rows, representatives, unique_in_order
+from .meshops_weld import split_fan_points, split_vertices, weld, weld_by_normals, weld_ids, weld_points
 from .scene import Mesh
 from .smoothing import smooth_normals
-from .welding import (components, edge_pairs, face_normals, next_corner, sharp_from_groups, split_fan_points,
-                      split_vertices, unit, weld, weld_by_normals, weld_ids, weld_points)
 
 __all__ = ["triangulate", "all_triangles", "face_normals", "vertex_normals", "unit", "split_corners",
-           "group_rows", "weld", "weld_ids", "weld_points", "weld_by_normals", "split_fan_points", "split_vertices",
-           "components",
-           "edge_pairs", "next_corner", "sharp_from_groups", "smooth_normals",
+           "group_rows", "representatives", "weld", "weld_ids", "weld_points", "weld_by_normals", "split_fan_points",
+           "split_vertices",
+           "components", "Edges", "edge_pairs", "edge_sides", "face_of_corner", "fan_labels", "next_corner",
+           "several_fans", "several_fans_by_sides", "split_fans", "triangle_starts",
+           "GroupShading", "group_shading", "mixed_corners", "sharp_edges_by_sides", "sharp_from_groups",
+           "corner_angles", "differing_corners", "sharp_edge_normals", "smooth_normals",
            "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe"]
 
 

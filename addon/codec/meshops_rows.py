@@ -17,9 +17,8 @@ import numpy as np
 _CHUNK = 1 << 15          # rows hashed at a time, so that a chunk stays in cache
 _ROUNDS = 3               # table rounds before the exact sort takes what is left
 _SORT_BELOW = 4096        # so few rows left: sort them
-_SPARE_BITS = 2           # table size: the next power of two above the rows, times 2 ** (this - 1)
-_MULTIPLIERS = np.array([0x9E3779B1, 0x85EBCA77, 0xC2B2AE3D, 0x27D4EB2F, 0x165667B1, 0xD3A2646C | 1,
-                         0xFD7046C5, 0xB55A4F09, 0x7FEB352D, 0x846CA68B, 0xE7037ED1, 0x8EBC6AF1], np.uint32)
+_SPARE_BITS = 1           # table size: the next power of two above the rows, times 2 ** (this - 1)
+_MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
 
 
 def _words(record: np.ndarray) -> np.ndarray:
@@ -36,30 +35,33 @@ def _words(record: np.ndarray) -> np.ndarray:
 
 
 def _hash_rows(words: np.ndarray, seed: int) -> np.ndarray:
-    """A 32-bit hash per row (uint32); any hash works, equality is always checked on the bytes."""
+    """A 64-bit hash per row (uint64) whose top bits pick the slot: multiply and xor, eight bytes at a
+    time where the rows are whole pairs of words. Any hash works: equality is always checked on the bytes."""
     n, width = words.shape
-    mult = np.roll(_MULTIPLIERS, seed)
-    out = np.empty(n, np.uint32)
-    acc = np.empty(min(n, _CHUNK), np.uint32)
-    tmp = np.empty_like(acc)
+    mul = np.uint64(_MIX[seed % len(_MIX)])
+    wide = words.view(np.uint64) if width % 2 == 0 and width and words.flags.c_contiguous else None
+    out = np.empty(n, np.uint64)
     for start in range(0, n, _CHUNK):
-        w = words[start:start + _CHUNK]
-        a, t = acc[:len(w)], tmp[:len(w)]
-        a[:] = np.uint32(seed * 0x61C88647 & 0xFFFFFFFF)
-        for j in range(width):
-            np.multiply(w[:, j], mult[j % len(mult)], out=t)
-            a ^= t
-            np.right_shift(a, np.uint32(15), out=t)
-            a ^= t
-            a *= np.uint32(0x2C1B3C6D)
-        np.right_shift(a, np.uint32(16), out=t)
-        np.bitwise_xor(a, t, out=out[start:start + len(w)])
+        o = out[start:start + _CHUNK]
+        if wide is not None:
+            w = wide[start:start + _CHUNK]
+            np.multiply(w[:, 0], mul, out=o)
+            for j in range(1, w.shape[1]):
+                np.bitwise_xor(o, w[:, j], out=o)
+                np.multiply(o, mul, out=o)
+        else:
+            w = words[start:start + _CHUNK]
+            o[:] = w[:, 0] if width else 0
+            for j in range(1, width):
+                np.multiply(o, mul, out=o)
+                np.bitwise_xor(o, w[:, j], out=o, casting="unsafe")
+            np.multiply(o, mul, out=o)
     return out
 
 
 def _first_in_slot(slot: np.ndarray, size: int) -> np.ndarray:
     """The smallest row index holding each row's slot."""
-    rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)
+    rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)   # int32: half the traffic
     table = np.empty(size, rows.dtype)
     # assigned back to front, so the front-most row of each slot is written last
     table[slot[::-1]] = rows[::-1]
@@ -68,7 +70,7 @@ def _first_in_slot(slot: np.ndarray, size: int) -> np.ndarray:
         table.fill(len(slot))
         np.minimum.at(table, slot, rows)
         holder = table[slot]
-    return holder.astype(np.int64)
+    return holder
 
 
 def _exact(words: np.ndarray) -> np.ndarray:
@@ -79,20 +81,25 @@ def _exact(words: np.ndarray) -> np.ndarray:
 
 
 def _equal_rows(words: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The entries of `a` whose row equals the matching row of `b`: a column at a time, each
-    on the pairs still equal (most different rows drop out at the first)."""
-    for j in range(words.shape[1]):
-        keep = words[a, j] == words[b, j]
-        if not keep.all():
-            a, b = a[keep], b[keep]
-    return a
+    """(len(a),) bool: whether row a[i] equals row b[i]: whole rows gathered (one random access per
+    row, not one per word), then compared a column at a time."""
+    if not len(a):
+        return np.zeros(0, bool)
+    if words.shape[1] % 2 == 0 and words.flags.c_contiguous:
+        words = words.view(np.uint64)                  # half the columns to compare
+    ra, rb = np.take(words, a, axis=0), np.take(words, b, axis=0)
+    same = ra[:, 0] == rb[:, 0]
+    for j in range(1, words.shape[1]):
+        same &= ra[:, j] == rb[:, j]
+    return same
 
 
 def representatives(record: np.ndarray) -> np.ndarray:
-    """Per row, the index of the first row with the same bytes (int64)."""
+    """Per row, the index of the first row with the same bytes (int32 below 2 ** 31 rows, else int64):
+    the one row grouping of the kernel (the corner split, welding, tangent sharing)."""
     words = _words(record)
     n = len(words)
-    rep = np.arange(n, dtype=np.int64)
+    rep = np.arange(n, dtype=np.int32 if n < 1 << 31 else np.int64)
     todo = None                      # rows still ungrouped (None: all of them)
     for round_ in range(_ROUNDS):
         count = n if todo is None else len(todo)
@@ -100,18 +107,17 @@ def representatives(record: np.ndarray) -> np.ndarray:
             break
         w = words if todo is None else words[todo]
         bits = max(4, int(count).bit_length() + _SPARE_BITS)
-        slot = (_hash_rows(w, round_) >> np.uint32(32 - bits)).astype(np.intp) if bits < 32 else \
-            _hash_rows(w, round_).astype(np.intp)
-        holder = _first_in_slot(slot, 1 << min(bits, 32))
-        local = np.arange(count, dtype=np.int64)
+        slot = (_hash_rows(w, round_) >> np.uint64(64 - bits)).view(np.int64)
+        holder = _first_in_slot(slot, 1 << bits)
+        local = np.arange(count, dtype=holder.dtype)
         other = np.flatnonzero(holder != local)
-        same = np.ones(count, bool)
-        same[other] = False
-        same[_equal_rows(w, other, holder[other])] = True
-        if todo is None:
+        differ = other[~_equal_rows(w, other, holder[other])]     # a different row took the slot
+        if todo is None:                   # every other row joins its slot's row (itself, or one equal to it)
             rep = holder
-            todo = np.flatnonzero(~same)
+            todo = differ
         else:
+            same = np.ones(count, bool)
+            same[differ] = False
             rep[todo[same]] = todo[holder[same]]
             todo = todo[~same]
         if not len(todo):
@@ -179,29 +185,43 @@ def unique_in_order(record: np.ndarray, vertex: np.ndarray, within_vertex: bool 
     if fast is not None:
         return fast
     words = rows.matrix()
-    first, inverse = group(_with_vertex(words, vertex) if within_vertex else words)
-    return _in_vertex_order(first, inverse, vertex)
+    rep = representatives(_with_vertex(words, vertex) if within_vertex else words)
+    first = np.flatnonzero(rep == np.arange(rows.n, dtype=rep.dtype))
+    first = first[stable_order(vertex[first])]
+    rank = np.empty(rows.n, np.int64)              # each row's group, numbered in the output order
+    rank[first] = np.arange(len(first))
+    return first, np.take(rank, rep)
 
 
 class _Rows:
     """Rows given as one (N, ...) array, or as several per-row arrays side by side (columns, which
-    then need not be copied into one): their words a column at a time for comparisons, or as an
-    (N, W) uint32 matrix for the rows that hashing needs."""
+    then need not be copied into one): their bytes a column at a time for comparisons (the widest
+    integer that divides a part's row, no copy), or as an (N, W) uint32 matrix for the rows that
+    hashing needs (only those rows are copied and padded)."""
 
     def __init__(self, record):
         parts = list(record) if isinstance(record, (list, tuple)) else [record]
-        self.parts = [_words(np.asarray(p)) for p in parts]
+        self.parts = [_raw(np.asarray(p)) for p in parts]
         self.n = len(self.parts[0])
 
     def columns(self) -> list[np.ndarray]:
         out = []
-        for w in self.parts:
-            out += [w.view(np.uint64).reshape(-1)] if w.shape[1] == 2 else [w[:, j] for j in range(w.shape[1])]
+        for raw in self.parts:
+            width = raw.shape[1]
+            size = next(k for k in (8, 4, 2, 1) if width % k == 0) if width else 1
+            cols = raw.view(np.dtype(f"u{size}")) if width else np.zeros((self.n, 1), np.uint8)
+            out += [cols[:, j] for j in range(cols.shape[1])]
         return out
 
     def matrix(self, rows: np.ndarray | None = None) -> np.ndarray:
-        sel = [w if rows is None else w[rows] for w in self.parts]
+        sel = [_words(raw if rows is None else raw[rows]) for raw in self.parts]
         return sel[0] if len(sel) == 1 else np.concatenate(sel, 1)
+
+
+def _raw(a: np.ndarray) -> np.ndarray:
+    """(N, bytes) uint8 view of each row's bytes (a copy only when `a` is not contiguous)."""
+    a = np.ascontiguousarray(a)
+    return a.reshape(len(a), -1).view(np.uint8) if a.size else np.zeros((len(a), 0), np.uint8)
 
 
 def _with_vertex(words: np.ndarray, vertex: np.ndarray) -> np.ndarray:
@@ -246,22 +266,28 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
         return None
     idx = np.int32 if n < 1 << 31 else np.int64           # 4-byte indices: half the memory traffic
-    vertex = vertex.astype(idx)
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
-    probe = _first_rows(vertex[:_PROBE], top, _PROBE)[1]
+    probe = _first_rows(vertex[:_PROBE].astype(idx), top, _PROBE)[1]
     cols = rows.columns()
     agree = np.ones(_PROBE, bool)
     for col in cols:
         agree &= col[:_PROBE] == col[probe]
     if agree.sum() < _PROBE // 2:
         return None                            # mostly split: plain hashing
+    if not within_vertex and agree.sum() - np.count_nonzero(probe == np.arange(_PROBE)) < _PROBE // 2:
+        return None                            # the heads and the rows that differ are most rows: plain hashing
+    vertex = vertex.astype(idx)
     head, per_row = _first_rows(vertex, top, n)
-    is_head = per_row == np.arange(n, dtype=idx)
-    same = ~is_head                            # a head is not joined to itself
+    if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
+        return _one_per_vertex(vertex, head, n)
+    if within_vertex:                          # a head equals itself: kept as it is
+        kept = cols[0] == np.take(cols[0], per_row)
+        for col in cols[1:]:
+            kept &= col == np.take(col, per_row)
+        return _heads_then_seams(rows, vertex, head, kept, n)
+    same = per_row != np.arange(n, dtype=idx)  # a head is not joined to itself
     for col in cols:
-        same &= col == col[per_row]
-    if within_vertex:
-        return _heads_then_seams(rows, vertex, head, same | is_head, n)
+        same &= col == np.take(col, per_row)
     todo = np.flatnonzero(~same)               # the heads and the rows that differ
     # per todo row, its first equal todo row (local); no row that joined a head comes before that
     # one, or its head, a todo row with the same bytes, would come before it too
@@ -276,6 +302,29 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     out = at_head[vertex]
     out[todo] = ordered
     return first, out
+
+
+def _agree_with_heads(cols: list[np.ndarray], vertex: np.ndarray, head: np.ndarray, n: int) -> bool:
+    """Whether every row equals its vertex's first row (`head`): the heads' values gathered into
+    tables of the vertices' size, then compared a chunk at a time (cache-friendly; no scatter)."""
+    at = np.minimum(head, n - 1)                        # unused vertices: any row (never looked up)
+    tables = [np.take(col, at) for col in cols]
+    for s in range(0, len(vertex), _CHUNK):
+        v = vertex[s:s + _CHUNK]
+        for col, table in zip(cols, tables):
+            if not np.array_equal(np.take(table, v), col[s:s + _CHUNK]):
+                return False
+    return True
+
+
+def _one_per_vertex(vertex: np.ndarray, head: np.ndarray, n: int):
+    """unique_in_order within vertices when each vertex's rows all agree: one value per used vertex,
+    in vertex order, at its first row; no hashing and no sort."""
+    used = head < n
+    if used.all():
+        return head.astype(np.int64), vertex.astype(np.int64)
+    rank = np.cumsum(used, dtype=np.int64) - 1
+    return head[used].astype(np.int64), rank[vertex]
 
 
 def _heads_then_seams(rows: _Rows, vertex: np.ndarray, head: np.ndarray, kept: np.ndarray, n: int):

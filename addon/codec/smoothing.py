@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .welding import face_normals, unit as _unit, weld_ids
+from .meshops_normals import face_normals, unit as _unit
+from .meshops_weld import weld_ids
 
 # pair expansion per welded point is quadratic in the distinct masks there;
 # beyond this many pairs we only smooth faces with identical masks

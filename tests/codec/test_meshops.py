@@ -205,16 +205,23 @@ def test_split_takes_the_first_corner_pass_only_when_it_pays(monkeypatch):
     assert calls == [6000]                             # nothing agrees: every corner hashed once
 
 
-def test_welding_is_reached_through_the_kernel():
-    from addon.codec import welding
-    assert meshops.weld is welding.weld and meshops.weld_ids is welding.weld_ids
-    assert meshops.face_normals is welding.face_normals and meshops.split_vertices is welding.split_vertices
+def test_welding_and_the_split_share_one_row_grouping(monkeypatch):
+    from addon.codec import meshops_rows
+    calls = []
+    real = meshops_rows.representatives
+    monkeypatch.setattr(meshops_rows, "representatives", lambda w: calls.append(len(w)) or real(w))
+    from addon.codec import meshops_weld
+    monkeypatch.setattr(meshops_weld, "representatives", meshops_rows.representatives)
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0]], np.float32)
+    assert meshops.weld_ids(pos).tolist() == [0, 1, 0]
+    meshops.split_corners(np.arange(3, dtype=np.int32), np.zeros(3, np.int64), within_vertex=False)
+    assert calls == [3, 3]
 
 
 def test_row_grouping_survives_a_hash_collision(monkeypatch):
     from addon.codec import meshops_rows
     # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
-    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint32))
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint64))
     monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 2)
     rows = np.array([[1, 2], [3, 4], [1, 2], [5, 6]], np.uint8)
     first, inverse = meshops_rows.group(rows)
@@ -236,6 +243,27 @@ def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
     # a tiny table makes most rows collide and go round again, then to the exact sort
     monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 10)
     real = meshops_rows._hash_rows
-    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: real(words, seed) & np.uint32(0xF0000000))
+    monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: real(words, seed) & np.uint64(0xF000000000000000))
     first, tri = meshops_rows.unique_in_order(record.view(np.uint8).reshape(len(record), -1), vertex)
     assert (first.tolist(), tri.tolist()) == want
+
+
+@pytest.mark.parametrize("late_seam", [False, True])
+@pytest.mark.parametrize("unused", [False, True])
+def test_split_of_a_mesh_whose_vertices_agree_matches_the_definition(late_seam, unused, monkeypatch):
+    """Every corner agrees with its vertex (a smooth mesh): the per-vertex fast path; a seam past the
+    probe must still be found (then the general path runs)."""
+    from addon.codec import meshops_rows
+    monkeypatch.setattr(meshops_rows, "_PROBE", 256)
+    monkeypatch.setattr(meshops_rows, "_CHUNK", 1000)
+    rng = np.random.default_rng(11)
+    n_v = 3000
+    vertex = rng.permutation(np.arange(21_000) % n_v)       # every vertex used
+    if unused:
+        vertex[vertex % 7 == 0] += 1                  # some vertices no corner uses
+    values = [rng.integers(0, 5, (n_v + 1, 3)).astype(np.int16)[vertex], rng.random((n_v + 1, 2), np.float32)[vertex]]
+    if late_seam:
+        values[1][-5, 0] += 1.0                       # one corner near the end differs from its vertex
+    want = _plain_split(np.concatenate([v.view(np.uint8).reshape(len(vertex), -1) for v in values], 1), vertex)
+    first, index = meshops.split_corners(values, vertex)
+    assert (first.tolist(), index.tolist()) == want

@@ -2,23 +2,23 @@
 import numpy as np
 import pytest
 
-from addon.codec import axes, welding
+from addon.codec import axes, meshops, meshops_rows
 
 TETRA = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
 
 
 def _several(tris: np.ndarray, n_vertices: int | None = None) -> bool:
     c = np.asarray(tris).ravel().astype(np.uint32)
-    e = welding.edge_pairs(c, welding.next_corner(np.arange(0, len(c), 3), len(c)))
-    return welding.several_fans(c, e, n_vertices or int(c.max()) + 1)
+    e = meshops.edge_pairs(c, meshops.next_corner(np.arange(0, len(c), 3), len(c)))
+    return meshops.several_fans(c, e, n_vertices or int(c.max()) + 1)
 
 
 def _labelled(tris: np.ndarray) -> bool:
     """The slow answer: label every fan, then see whether a vertex got a second one."""
     c = np.asarray(tris).ravel().astype(np.uint32)
     n = int(c.max()) + 1
-    e = welding.edge_pairs(c, welding.next_corner(np.arange(0, len(c), 3), len(c)))
-    return len(welding.split_fans(c, welding.fan_labels(len(c), e), n)[1]) > n
+    e = meshops.edge_pairs(c, meshops.next_corner(np.arange(0, len(c), 3), len(c)))
+    return len(meshops.split_fans(c, meshops.fan_labels(len(c), e), n)[1]) > n
 
 
 def _grid(n: int) -> np.ndarray:
@@ -47,7 +47,7 @@ def test_several_fans_agrees_with_the_labelling_on_random_triangles():
         several = _several(tris)
         assert several or not _labelled(tris)          # never misses a split
         c = tris.ravel()
-        e = welding.edge_pairs(c, welding.next_corner(np.arange(0, len(c), 3), len(c)))
+        e = meshops.edge_pairs(c, meshops.next_corner(np.arange(0, len(c), 3), len(c)))
         if e.manifold.all() and not e.flipped.any():   # where the walk is sure, it is exact
             assert several == _labelled(tris)
             checked += 1
@@ -58,7 +58,7 @@ def test_weld_joins_points_and_keeps_a_zero_area_face_apart():
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 0], [0, 0, 0]],
                    np.float32)
     corners = np.array([0, 1, 2, 3, 5, 4, 6, 7, 3])          # the third face collapses when welded
-    new, source = welding.weld(pos, corners, np.arange(0, 9, 3))
+    new, source = meshops.weld(pos, corners, np.arange(0, 9, 3))
     assert new[:6].tolist() == [0, 1, 2, 1, 3, 2]
     np.testing.assert_array_equal(pos[source[new[:6]]], pos[corners[:6]])
     assert len(set(new[6:].tolist())) == 3 and not set(new[6:].tolist()) & set(new[:6].tolist())
@@ -92,7 +92,7 @@ def test_weld_by_normals_reports_file_normals_that_sharp_edges_cannot_give():
     outward = lambda p: (p - p.mean(0)) / np.linalg.norm(p - p.mean(0), axis=1, keepdims=True)
     m, _ = _cube(outward)                           # smooth: Blender's own (angle-weighted) normals
     w = Warnings()
-    assert welding.weld_by_normals(m, False, w) == 0 and not w.as_list() and len(m.positions) == 8
+    assert meshops.weld_by_normals(m, False, w) == 0 and not w.as_list() and len(m.positions) == 8
 
     def bent(p):                                    # one point's normal turned 45 degrees off
         n = outward(p)
@@ -100,10 +100,10 @@ def test_weld_by_normals_reports_file_normals_that_sharp_edges_cannot_give():
         return n / np.linalg.norm(n, axis=1, keepdims=True)
     m, stored = _cube(bent)
     w = Warnings()
-    assert welding.weld_by_normals(m, False, w) == int((stored == 0).sum())
+    assert meshops.weld_by_normals(m, False, w) == int((stored == 0).sum())
     assert "Exact" in w.as_list()[0]
     m, _ = _cube(bent)
-    assert welding.weld_by_normals(m, True, Warnings()) == 0          # exact keeps them: nothing lost
+    assert meshops.weld_by_normals(m, True, Warnings()) == 0          # exact keeps them: nothing lost
 
 
 def touching_boxes_scene(smooth: bool = False, apart: bool = False):
@@ -137,8 +137,8 @@ def test_welded_imports_split_points_where_faces_meet_without_an_edge(tmp_path, 
     m = load(tmp_path / f"boxes.{ext}", normals=normals).meshes[0]
     assert len(m.positions) == 16
     c = np.asarray(m.corners)
-    e = welding.edge_pairs(c, welding.next_corner(m.faces, len(c)))
-    assert not welding.several_fans(c, e, len(m.positions))
+    e = meshops.edge_pairs(c, meshops.next_corner(m.faces, len(c)))
+    assert not meshops.several_fans(c, e, len(m.positions))
     np.testing.assert_allclose(np.sort(m.positions, 0)[[7, 8]], [[1, 1, 1], [1, 1, 1]])   # the point, twice
     if normals == "SHARP_EDGES":
         # flat boxes: the 12 box edges of each box sharp (2 corners each), the face diagonals not
@@ -150,14 +150,14 @@ def test_split_fan_points_keeps_a_single_fan_mesh_as_it_is():
     from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS
     m = Mesh.from_triangles("Cube", CUBE_POINTS, CUBE_TRIS)
     before = m.corners.copy()
-    assert welding.split_fan_points(m) == 0
+    assert meshops.split_fan_points(m) == 0
     np.testing.assert_array_equal(m.corners, before)
 
 
 # -- Blender's edges seen from their two sides (the bridge's fast path) ------------------------
 def _blender_edges(c: np.ndarray) -> tuple[np.ndarray, int]:
     """(corner_edge, edge count) as Blender numbers them: one edge per vertex pair of a face side."""
-    nxt = welding.next_corner(np.arange(0, len(c), 3), len(c))
+    nxt = meshops.next_corner(np.arange(0, len(c), 3), len(c))
     a, b = c, c[nxt]
     pair = np.minimum(a, b).astype(np.int64) * (int(c.max()) + 1) + np.maximum(a, b)
     uniq, edge_of = np.unique(pair, return_inverse=True)
@@ -168,11 +168,11 @@ def _several_by_sides(tris: np.ndarray):
     """None when edge_sides declines (edges of 3+ faces, disagreeing windings), else the answer."""
     c = np.asarray(tris).ravel().astype(np.int32)
     edge_of, n_edges = _blender_edges(c)
-    nxt = welding.next_corner(np.arange(0, len(c), 3), len(c))
-    sides = welding.edge_sides(c, nxt, edge_of, n_edges)
+    nxt = meshops.next_corner(np.arange(0, len(c), 3), len(c))
+    sides = meshops.edge_sides(c, nxt, edge_of, n_edges)
     if sides is None:
         return None
-    return welding.several_fans_by_sides(c, nxt, sides, int(c.max()) + 1)
+    return meshops.several_fans_by_sides(c, nxt, sides, int(c.max()) + 1)
 
 
 @pytest.mark.parametrize("tris,want", [
@@ -222,12 +222,12 @@ def test_sharp_edges_by_sides_match_the_sorted_pairs():
     c = tris.ravel().astype(np.int32)
     faces = np.arange(0, len(c), 3)
     edge_of, n_edges = _blender_edges(c)
-    nxt = welding.next_corner(faces, len(c))
-    side = welding.edge_sides(c, nxt, edge_of, n_edges)
+    nxt = meshops.next_corner(faces, len(c))
+    side = meshops.edge_sides(c, nxt, edge_of, n_edges)
     for groups in (rng.integers(0, 4, len(tris)).astype(np.uint32),
                    np.ones(len(tris), np.uint32), np.zeros(len(tris), np.uint32)):
-        sharp, flat = welding.sharp_edges_by_sides(groups, side, faces, len(c))
-        per_corner, flat_ref = welding.sharp_from_groups(groups, faces, len(c), welding.edge_pairs(c, nxt))
+        sharp, flat = meshops.sharp_edges_by_sides(groups, side, faces, len(c))
+        per_corner, flat_ref = meshops.sharp_from_groups(groups, faces, len(c), meshops.edge_pairs(c, nxt))
         want = np.zeros(n_edges, bool)
         want[edge_of[per_corner]] = True
         np.testing.assert_array_equal(sharp, want)
@@ -240,7 +240,7 @@ def test_sharp_edges_by_sides_match_the_sorted_pairs():
 def test_next_corner_wraps_each_face(faces, n):
     sizes = np.diff(np.r_[faces, n])
     want = np.concatenate([np.roll(np.arange(s, s + k), -1) for s, k in zip(faces, sizes)] or [np.zeros(0, int)])
-    np.testing.assert_array_equal(welding.next_corner(faces, n), want)
+    np.testing.assert_array_equal(meshops.next_corner(faces, n), want)
 
 
 # -- welding by a hash table -----------------------------------------------------------------
@@ -261,7 +261,7 @@ def _points_reference(p: np.ndarray):
     np.random.default_rng(1).random((5000, 7), np.float32).repeat(3, axis=0)[::-1],  # wide rows
 ])
 def test_weld_points_joins_exactly_equal_rows_numbered_in_stored_order(rows):
-    ids, first = welding.weld_points(rows)
+    ids, first = meshops.weld_points(rows)
     lowest = _points_reference(rows)
     np.testing.assert_array_equal(first[ids], lowest)          # same points, each at its lowest row
     assert (np.diff(first) > 0).all() and len(first) == len(set(lowest.tolist()))
@@ -270,16 +270,16 @@ def test_weld_points_joins_exactly_equal_rows_numbered_in_stored_order(rows):
 
 
 def test_weld_points_settles_rows_no_hash_tells_apart(monkeypatch):
-    monkeypatch.setattr(welding, "_MIX", (0, 0, 0))            # every row in one slot, every round
+    monkeypatch.setattr(meshops_rows, "_MIX", (0, 0, 0))            # every row in one slot, every round
     rows = np.random.default_rng(4).integers(0, 9, (3000, 3)).astype(np.float32)
-    ids, first = welding.weld_points(rows)
+    ids, first = meshops.weld_points(rows)
     np.testing.assert_array_equal(first[ids], _points_reference(rows))
 
 
 def test_weld_keeps_the_faces_of_polygons_that_happen_to_have_three_corners_a_face():
     pos = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [1, 0, 0], [2, 0, 0]], np.float32)
     corners = np.array([0, 1, 2, 3, 4, 5])                     # a quad and a 2-gon: 6 corners, 2 faces
-    new, source = welding.weld(pos, corners, np.array([0, 4]))
+    new, source = meshops.weld(pos, corners, np.array([0, 4]))
     np.testing.assert_array_equal(pos[source[new]], pos[corners])
     assert len(set(new[:4].tolist())) == 4
 
@@ -290,14 +290,14 @@ def test_weld_keeps_the_faces_of_polygons_that_happen_to_have_three_corners_a_fa
     (np.arange(0, 3 * 40000, 3, dtype=np.uint16), 3 * 40000, False),     # wrapped uint16: not triangles
 ])
 def test_triangle_starts(faces, n, want):
-    assert welding.triangle_starts(faces, n) is want
+    assert meshops.triangle_starts(faces, n) is want
 
 
 def test_weld_leaves_out_points_no_face_uses():
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [5, 5, 5], [1, 0, 0], [0, 1, 0], [1, 1, 0]], np.float32)
     for corners, want_points in (([0, 1, 2, 4, 6, 5], 4),       # (5, 5, 5) unused: left out
                                  ([0, 1, 2, 0, 2, 6], 4)):      # only duplicates unused: all points stay
-        new, source = welding.weld(pos, np.array(corners), np.array([0, 3]))
+        new, source = meshops.weld(pos, np.array(corners), np.array([0, 3]))
         assert len(source) == want_points and new.max() == want_points - 1
         np.testing.assert_array_equal(pos[source[new]], pos[corners])
         assert (np.diff(source) > 0).all()                      # numbered in the stored order
@@ -307,7 +307,7 @@ def _shading(tris, groups, sharp=True):
     c = np.asarray(tris).ravel().astype(np.int32)
     edge_of, n_edges = _blender_edges(c)
     faces = np.arange(0, len(c), 3, dtype=np.int32)
-    return welding.group_shading(c, faces, np.asarray(groups, np.uint32), int(c.max()) + 1, edge_of, n_edges,
+    return meshops.group_shading(c, faces, np.asarray(groups, np.uint32), int(c.max()) + 1, edge_of, n_edges,
                                  sharp), c, edge_of, n_edges
 
 
@@ -326,8 +326,8 @@ def test_group_shading_marks_the_edges_between_groups(tris):
     got, c, edge_of, n_edges = _shading(tris, groups)
     assert got.split is None
     faces = np.arange(0, len(c), 3)
-    by_corner, flat = welding.sharp_from_groups(groups, faces, len(c),
-                                                welding.edge_pairs(c, welding.next_corner(faces, len(c))))
+    by_corner, flat = meshops.sharp_from_groups(groups, faces, len(c),
+                                                meshops.edge_pairs(c, meshops.next_corner(faces, len(c))))
     want = np.zeros(n_edges, bool)
     want[edge_of[by_corner]] = True
     np.testing.assert_array_equal(got.sharp_edges, want)
@@ -337,9 +337,9 @@ def test_group_shading_marks_the_edges_between_groups(tris):
 
 
 def test_next_corner_of_triangles_is_a_read_only_prefix_of_one_kept_array():
-    big = welding.next_corner(np.arange(0, 300, 3), 300)
-    small = welding.next_corner(np.arange(0, 30, 3, dtype=np.uint32), 30)
+    big = meshops.next_corner(np.arange(0, 300, 3), 300)
+    small = meshops.next_corner(np.arange(0, 30, 3, dtype=np.uint32), 30)
     np.testing.assert_array_equal(small, big[:30])
     with pytest.raises(ValueError):
         small[0] = 5
-    np.testing.assert_array_equal(welding.next_corner(np.arange(0, 6, 3), 6), [1, 2, 0, 4, 5, 3])
+    np.testing.assert_array_equal(meshops.next_corner(np.arange(0, 6, 3), 6), [1, 2, 0, 4, 5, 3])

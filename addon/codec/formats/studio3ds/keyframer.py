@@ -200,11 +200,17 @@ def node_trs(node: KfNode, t=0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return loc, rot, scl
 
 
-def world_matrices(nodes: list[KfNode], t=0.0) -> list[np.ndarray]:
-    """Each node's parent chain product of T*R*S at frame t ((4, 4)), or at frames t ((T, 4, 4))."""
+def world_matrices(nodes: list[KfNode], t=0.0, locals_: list | None = None) -> list[np.ndarray]:
+    """Each node's parent chain product of T*R*S at frame t ((4, 4)), or at frames t ((T, 4, 4)).
+    locals_: each node's own T*R*S at t when the caller has them already (local_matrices)."""
+    locals_ = local_matrices(nodes, t) if locals_ is None else locals_
     out: list[np.ndarray | None] = [None] * len(nodes)
     for i in order_parents_first(nodes):
-        local = axes.compose(*node_trs(nodes[i], t))
         p = nodes[i].parent
-        out[i] = local if p < 0 else out[p] @ local
+        out[i] = locals_[i].copy() if p < 0 else out[p] @ locals_[i]    # never the caller's array
     return out
+
+
+def local_matrices(nodes: list[KfNode], t=0.0) -> list[np.ndarray]:
+    """Each node's own T*R*S at frame(s) t."""
+    return [axes.compose(*node_trs(n, t)) for n in nodes]

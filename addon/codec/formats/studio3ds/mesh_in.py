@@ -11,7 +11,7 @@ from typing import get_args
 
 import numpy as np
 
-from ... import axes, welding
+from ... import axes, meshops
 from ...errors import Warnings
 from ...option_rules import Normals
 from ...parallel import map_two
@@ -152,22 +152,22 @@ def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict) -> None:
     """One vertex per point (UVs stay per corner), with the groups kept for Blender's own
     smoothing (Mesh.smoothing), or, exact, as custom normals. stats gains 'corners' and 'differ':
     the corners whose sharp-edge normal is not the groups' one."""
-    corners, source = welding.weld(mesh.positions, mesh.corners, mesh.faces)
-    welding.split_vertices(mesh, corners, source)
+    corners, source = meshops.weld(mesh.positions, mesh.corners, mesh.faces)
+    meshops.split_vertices(mesh, corners, source)
     mesh.smoothing = groups
     if exact:
         mesh.normals = smooth_normals(mesh.positions, mesh.corners.reshape(-1, 3).astype(np.int64), groups)
         return
     stats["corners"] = stats.get("corners", 0) + len(mesh.corners)
     # only at vertices with more than one mask can the two differ; every face there is compared
-    odd = welding.mixed_corners(mesh.corners, mesh.faces, groups)
+    odd = meshops.mixed_corners(mesh.corners, mesh.faces, groups)
     sel = odd.reshape(-1, 3).any(1) if odd.any() else None
     if sel is not None:
         sub = mesh.corners.reshape(-1, 3).astype(np.int64)[sel]
         faces = np.arange(0, sub.size, 3)
-        edges = welding.edge_pairs(sub.ravel(), welding.next_corner(faces, sub.size))
-        sharp, flat = welding.sharp_from_groups(groups[sel], faces, sub.size, edges)
-        native = welding.sharp_edge_normals(mesh.positions, sub, sharp, flat, edges)
+        edges = meshops.edge_pairs(sub.ravel(), meshops.next_corner(faces, sub.size))
+        sharp, flat = meshops.sharp_from_groups(groups[sel], faces, sub.size, edges)
+        native = meshops.sharp_edge_normals(mesh.positions, sub, sharp, flat, edges)
         exact_n = smooth_normals(mesh.positions, sub, groups[sel])
         at = odd.reshape(-1, 3)[sel].ravel()
-        stats["differ"] = stats.get("differ", 0) + welding.differing_corners(native[at], exact_n[at])
+        stats["differ"] = stats.get("differ", 0) + meshops.differing_corners(native[at], exact_n[at])

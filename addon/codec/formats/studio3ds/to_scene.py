@@ -23,7 +23,7 @@ from . import ids
 from .camlight import build_camera, build_light, look_at
 from .camroll import orient_target, target_axes
 from .conventions import X_FLIP
-from .keyframer import KfNode, node_trs, order_parents_first, read_nodes, world_matrices
+from .keyframer import KfNode, local_matrices, order_parents_first, read_nodes, world_matrices
 from .materials import TextureFinder, build_material
 from .mesh_in import NORMAL_MODES, MeshQueue
 from .model import Chunk, Model
@@ -159,15 +159,15 @@ class _Builder:
 
     def keyframed(self, kf: Chunk, nodes: list[KfNode]) -> list[int]:
         """Scene node index per keyframer node (-1 when it made none)."""
-        world0 = world_matrices(nodes, 0.0)
+        local0 = local_matrices(nodes, 0.0)
+        world0 = world_matrices(nodes, 0.0, local0)
         scene_of = [-1] * len(nodes)
         by_name_tag = {(n.tag, n.name): i for i, n in enumerate(nodes)}
         for i in order_parents_first(nodes):
             n = nodes[i]
             parent = scene_of[n.parent] if n.parent >= 0 else -1
             parent_world = world0[n.parent] if n.parent >= 0 else np.eye(4)
-            local = axes.compose(*node_trs(n, 0.0))
-            node = Node(name=n.display_name, matrix=local, parent=parent,
+            node = Node(name=n.display_name, matrix=local0[i], parent=parent,
                         hide=bool(n.flags1 & HIDDEN),
                         extras={"3ds_node_id": int(n.node_id), "3ds_node_flags": [int(n.flags1), int(n.flags2)]})
             if n.display_name != n.name:

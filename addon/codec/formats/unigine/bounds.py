@@ -20,9 +20,16 @@ def of_points(points: np.ndarray) -> Bounds:
     if len(points) == 0:
         return Bounds()
     p = np.asarray(points, np.float32)
-    lo, hi = p.min(0), p.max(0)
+    cols = [p[:, i] for i in range(3)]         # a column at a time: reductions over (N, 3) rows are slow
+    lo = np.array([c.min() for c in cols], np.float32)
+    hi = np.array([c.max() for c in cols], np.float32)
     centre = (lo.astype(np.float64) + hi) / 2
-    radius = np.sqrt(((p - centre) ** 2).sum(1).max())
+    d2 = None
+    for c, m in zip(cols, centre):             # (x - cx)^2 + (y - cy)^2 + (z - cz)^2 in float64, in that order
+        d = c - m
+        d *= d
+        d2 = d if d2 is None else d2.__iadd__(d)
+    radius = np.sqrt(d2.max())
     return Bounds(np.concatenate([lo, hi, centre, [radius]]).astype(np.float32))
 
 

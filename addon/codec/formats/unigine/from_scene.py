@@ -106,7 +106,7 @@ class _Part:
         normal, tan, sign = corner_frames(mesh, self.positions, self.tri_corners, xf)
         if not _IDENTITY_BASIS:
             normal, tan = normal @ BASIS, tan @ BASIS
-        self.record[:, :_FRAME] = tangent.encode(normal, tan, sign).view(np.uint32)
+        tangent.encode(normal, tan, sign, out=self.record.view(np.int16)[:, :2 * _FRAME])
         fm = mesh.face_material if mesh.face_material is not None else np.zeros(len(mesh.faces), np.int32)
         slots = np.asarray(fm, np.int64)
         if not in_order:
@@ -176,27 +176,34 @@ def _surface_record(parts: list[tuple["_Part", np.ndarray]]) -> np.ndarray:
     return out
 
 
+def _columns_at(record: np.ndarray, rows: np.ndarray, col: int, width: int) -> np.ndarray:
+    """record[rows, col:col + width] as a new contiguous array: a pair of words at an even column is
+    gathered as one 8-byte value (one gather, not a 2-D fancy index)."""
+    if width == 2 and col % 2 == 0 and record.shape[1] % 2 == 0 and record.flags.c_contiguous:
+        return np.take(record.view(np.uint64)[:, col // 2], rows).view(np.uint32).reshape(-1, 2)
+    return np.ascontiguousarray(record[rows, col:col + width])
+
+
 def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list[str]) -> Surface:
     """Cut the selected triangles of several parts into one surface."""
     v_off = np.cumsum([0] + [len(p.positions) for p, _ in parts])
-    vertex = np.concatenate([(p.vertex if sel.all() else p.vertex.reshape(-1, 3)[sel].reshape(-1)) + o
-                             for (p, sel), o in zip(parts, v_off)])
+    picked = [p.vertex if sel.all() else p.vertex.reshape(-1, 3)[sel].reshape(-1) for p, sel in parts]
+    vertex = picked[0] if len(parts) == 1 else np.concatenate([v + o for v, o in zip(picked, v_off)])
     used, coord = _used_vertices(vertex, int(v_off[-1]))
     positions = np.concatenate([p.positions for p, _ in parts]) if len(parts) > 1 else parts[0][0].positions
     record = _surface_record(parts)
     optional = [attr for attr in _WIDTH if any(attr in p.layout for p, _ in parts)]
     first, tri = split_corners(record, coord, within_vertex=False)
     surf = Surface(name)
-    floats = record.view(np.float32)
     base = MorphTarget(key_names[0] if key_names else "base", positions[used],
-                       np.ascontiguousarray(record[first, :_FRAME]).view(np.int16).reshape(-1, 4))
+                       _columns_at(record, first, 0, _FRAME).view(np.int16).reshape(-1, 4))
     surf.targets.append(base)
     col = _FRAME
     for attr in optional:
         if attr == "colors":
-            surf.colors = record[first, col].view(np.uint8).reshape(-1, 4)
+            surf.colors = _columns_at(record, first, col, 1).view(np.uint8).reshape(-1, 4)
         else:
-            setattr(surf, attr, floats[first, col:col + 2])
+            setattr(surf, attr, _columns_at(record, first, col, 2).view(np.float32).reshape(-1, 2))
         col += _WIDTH[attr]
     for k in key_names[1:]:
         kpos = np.concatenate([dict(p.keys).get(k, p.positions) for p, _ in parts])
@@ -241,7 +248,8 @@ def scene_to_mesh(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Mesh
         for p, _ in members:
             key_names += [k for k, _ in p.keys if k not in key_names]
         m.surfaces.append(_surface(label, members, key_names))
-    m.bounds = bounds.of_surfaces(m.surfaces)
+    # one surface: its own bounds (of_surfaces would compute the same numbers again)
+    m.bounds = Bounds(m.surfaces[0].bounds.values.copy()) if len(m.surfaces) == 1 else bounds.of_surfaces(m.surfaces)
     tracks = build_tracks(scene, bones, bind, quantized=not opts.embed_animations, warnings=warnings)
     if opts.embed_animations:
         m.animations = tracks

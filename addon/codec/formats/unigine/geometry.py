@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...axes import inverse_or_identity
-from ...meshops import face_normals, group_rows, vertex_normals
+from ...meshops import all_triangles, face_normals, split_corners, vertex_normals
 from ...scene import Mesh
 from .conventions import SIGN_ATTR, TANGENT_ATTR
 from .tangent import cross as _cross
@@ -46,7 +46,7 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     """
     corner = tri_corners.reshape(-1)
     # all triangles already: corner k is triangle corner k, and gathers can be skipped
-    in_order = len(corner) == len(mesh.corners) and bool((corner == np.arange(len(corner))).all())
+    in_order = all_triangles(mesh.faces, len(mesh.corners))
 
     def per_corner(a: np.ndarray) -> np.ndarray:
         return a if in_order else a[corner]
@@ -77,7 +77,7 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
         return normal, np.zeros_like(normal), np.ones(len(corner), np.float32)
     p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
     e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
-    uv = np.asarray(uvs[0], np.float32)[corner].reshape(-1, 3, 2)
+    uv = per_corner(np.asarray(uvs[0], np.float32).reshape(-1, 2)).reshape(-1, 3, 2)
     d1, d2 = uv[:, 1] - uv[:, 0], uv[:, 2] - uv[:, 0]
     det = d1[:, 0] * d2[:, 1] - d2[:, 0] * d1[:, 1]
     inv = np.where(det != 0, 1.0 / np.where(det == 0, 1.0, det), 0.0).astype(np.float32)[:, None]
@@ -87,10 +87,9 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     sign = np.repeat(np.where(handed < 0, -1.0, 1.0).astype(np.float32), 3)
     # like MikkTSpace, tangents are shared only by corners of one vertex that also share
     # its UV and handedness, so UV seams and mirror lines keep their own tangents
-    key = np.concatenate([vertex[:, None].view(np.uint8).reshape(-1, 8),
-                          uv.reshape(-1, 2).view(np.uint8).reshape(-1, 8),
-                          (sign > 0).astype(np.uint8)[:, None]], 1)
-    _, split = group_rows(key)
-    per_corner = np.repeat(_normalize(t_face), 3, axis=0)
-    sums = np.stack([np.bincount(split, per_corner[:, c]) for c in range(3)], 1).astype(np.float32)
-    return normal, sums[split], sign
+    # (the kernel's split within each vertex: no hashing where a vertex's corners agree)
+    _, split = split_corners([uv.reshape(-1, 2), (sign > 0).view(np.uint8)], vertex)
+    # each column once in float64 (bincount's own type; the same sums), repeated per corner
+    t_unit = _normalize(t_face).T.astype(np.float64)
+    sums = np.stack([np.bincount(split, np.repeat(t_unit[c], 3)) for c in range(3)], 1).astype(np.float32)
+    return normal, np.take(sums, split, axis=0), sign

@@ -54,18 +54,19 @@ def _orthonormal_tangent(normal: np.ndarray, tangent: np.ndarray) -> np.ndarray:
 _BLOCK = 1 << 14        # rows per block: a block's columns stay in cache through the whole chain
 
 
-def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray, rows: np.ndarray | None = None,
+           out: np.ndarray | None = None) -> np.ndarray:
     """Per-vertex frames -> (T, 4) int16 (x, y, z, w), w's sign = binormal sign.
 
     float32 throughout: the quaternion comes from its largest component (a
     well-conditioned square root) and the off-diagonal sums, so no small
     component is taken from a cancelling difference. `rows` picks the rows
-    to encode (all by default). Worked in blocks of contiguous columns; the
+    to encode (all by default); `out` receives them. Worked in blocks of contiguous columns; the
     arithmetic is the same, in the same order, as whole-array numpy.
     """
     normal, tangent, sign = np.asarray(normal), np.asarray(tangent), np.asarray(sign)
     count = len(normal) if rows is None else len(rows)
-    out = np.empty((count, 4), np.int16)
+    out = np.empty((count, 4), np.int16) if out is None else out     # (count, 4) int16, e.g. a view of a record
     for s in range(0, count, _BLOCK):
         pick = slice(s, s + _BLOCK) if rows is None else rows[s:s + _BLOCK]
         out[s:s + _BLOCK] = _encode_block(normal[pick], tangent[pick], sign[pick])
@@ -76,24 +77,44 @@ def _columns(v: np.ndarray) -> list[np.ndarray]:
     return [np.array(v[:, i], np.float32) for i in range(3)]
 
 
+def _squares(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
+    out = x * x
+    out += y * y
+    out += z * z
+    return out
+
+
+def _unit_columns(x: np.ndarray, y: np.ndarray, z: np.ndarray, floor: float | None,
+                  squares: np.ndarray | None = None) -> np.ndarray:
+    """Divide the columns by their length in place (`squares`: their sum of squares, if known; used
+    up); -> the rows divided by 1 instead: a length <= floor, or (floor None) a length not > 0."""
+    length = _squares(x, y, z) if squares is None else squares
+    np.sqrt(length, out=length)
+    bad = ~(length > 0) if floor is None else length <= floor
+    length[bad] = 1.0
+    x /= length
+    y /= length
+    z /= length
+    return bad
+
+
 def _encode_block(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> np.ndarray:
     nx, ny, nz = _columns(normal)
-    zero = (nx * nx + ny * ny + nz * nz) == 0
+    squares = _squares(nx, ny, nz)
+    zero = squares == 0
     if zero.any():
         nx[zero], ny[zero], nz[zero] = 0.0, 0.0, 1.0
-    length = np.sqrt(nx * nx + ny * ny + nz * nz)
-    length = np.where(length > 0, length, np.float32(1.0))
-    nx, ny, nz = nx / length, ny / length, nz / length
+        squares = None
+    _unit_columns(nx, ny, nz, None, squares)
     # the tangent made orthonormal to the normal
     tx, ty, tz = _columns(tangent)
-    along = tx * nx + ty * ny + tz * nz
-    tx, ty, tz = tx - nx * along, ty - ny * along, tz - nz * along
-    length = np.sqrt(tx * tx + ty * ty + tz * tz)
-    bad = length <= 1e-6
-    length = np.where(bad, np.float32(1.0), length)
-    tx /= length
-    ty /= length
-    tz /= length
+    along = tx * nx
+    along += ty * ny
+    along += tz * nz
+    tx -= nx * along
+    ty -= ny * along
+    tz -= nz * along
+    bad = _unit_columns(tx, ty, tz, 1e-6)
     if bad.any():
         # no usable tangent: any direction perpendicular to the normal
         n = np.stack([nx[bad], ny[bad], nz[bad]], 1)
@@ -116,21 +137,26 @@ def _encode_block(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray) -> 
         more = cand > big
         k[more] = j
         np.maximum(big, cand, out=big)
-    # each row times 4 * (its largest component): w-, x-, y- or z-led
-    q = np.empty((len(nx), 4), np.float32)           # x, y, z, w
-    choices = ((big, a, c, d), (a, big, e, f), (c, e, big, g), (d, f, g, big))    # per column 3, 0, 1, 2
-    for col, pick in zip((3, 0, 1, 2), choices):
-        q[:, col] = pick[0]
+    # each row times 4 * (its largest component): w-, x-, y- or z-led; kept as contiguous columns
+    # (strided columns of one (N, 4) array, and masks broadcast over it, are several times slower)
+    choices = ((big, a, c, d), (a, big, e, f), (c, e, big, g), (d, f, g, big))    # per column w, x, y, z
+    cols = [np.array(pick[0]) for pick in choices]
     for j in range(1, 4):
         led = k == j
         if led.any():
-            for col, pick in zip((3, 0, 1, 2), choices):
-                np.copyto(q[:, col], pick[j], where=led)
-    q[q[:, 3] < 0] *= np.float32(-1.0)                                  # w >= 0
-    sq = q * q
-    q /= np.sqrt((sq[:, 0] + sq[:, 1]) + (sq[:, 2] + sq[:, 3]))[:, None]
+            for col, pick in zip(cols, choices):
+                np.copyto(col, pick[j], where=led)
+    qw, qx, qy, qz = cols
+    flip = qw < 0                                                       # w >= 0
+    for col in cols:
+        np.multiply(col, np.float32(-1.0), out=col, where=flip)
+    norm = np.sqrt((qx * qx + qy * qy) + (qz * qz + qw * qw))
     negative = sign < 0
-    q[negative] *= np.float32(-1.0)
+    q = np.empty((len(nx), 4), np.float32)           # x, y, z, w
+    for i, col in enumerate((qx, qy, qz, qw)):
+        col /= norm
+        np.multiply(col, np.float32(-1.0), out=col, where=negative)
+        q[:, i] = col
     q *= np.float32(QUAT_SCALE)
     out = np.rint(q, out=q).clip(-32767, 32767).astype(np.int16)
     w0 = out[:, 3] == 0

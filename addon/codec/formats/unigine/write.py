@@ -36,28 +36,22 @@ def _track(w: Writer, t: Track, quantized: bool) -> None:
     w.bytes(encode_frames(t.flags, t.translation, t.rotation, t.scale, "<u2" if quantized else "<f4"))
 
 
-def _bulk(w: Writer, arr: np.ndarray, dtype) -> None:
-    """Writer.array for large arrays: the bytes go into the buffer without an intermediate copy."""
-    a = np.ascontiguousarray(np.asarray(arr).astype(dtype, copy=False))
-    w.parts += memoryview(a.reshape(-1)).cast("B") if a.size else b""
-
-
 def _indices(w: Writer, idx: np.ndarray, vertex_count: int) -> None:
     write_int(w, len(idx))
-    _bulk(w, idx, index_dtype(vertex_count))
+    w.buffer(idx, index_dtype(vertex_count))
 
 
 def _surface_geometry(w: Writer, s: Surface) -> None:
     for t in s.targets:
         write_int(w, len(t.positions))
-        _bulk(w, t.positions, "<f4")
+        w.buffer(t.positions, "<f4")
         write_int(w, len(t.tangents))
-        _bulk(w, t.tangents, "<i2")
+        w.buffer(t.tangents, "<i2")
     write_int(w, len(s.weights))
     w.bytes(encode_weights(s.weights.counts, s.weights.bones, s.weights.weights))
     for arr, dt in ((s.uv0, "<f4"), (s.uv1, "<f4"), (s.colors, "u1")):
         write_int(w, len(arr))
-        _bulk(w, arr, dt)
+        w.buffer(arr, dt)
     _indices(w, s.coord_indices, s.coordinate_count)
     _indices(w, s.tri_indices, s.triangle_count)
 
