@@ -78,45 +78,63 @@ def pose_now(ob) -> np.ndarray:
     return flat.reshape(-1, 4, 4).transpose(0, 2, 1).astype(np.float64)   # RNA matrices are column-major
 
 
-_READ: dict[int, tuple[np.ndarray, np.ndarray]] = {}     # F-curve pointer -> its keys, during one take
+_READ: dict[int, np.ndarray] = {}     # F-curve pointer -> its key (frame, value), during one take
+_KINDS: dict[int, np.ndarray] = {}    # ... and its keys' interpolation
 
 
 def forget_keys() -> None:
     """Drop the keys read_keys() kept: call before and after each take."""
     _READ.clear()
+    _KINDS.clear()
+
+
+def read_co(fc) -> np.ndarray:
+    """(N, 2) float32 key (frame, value), read once per take."""
+    got = _READ.get(fc.as_pointer())
+    if got is None:
+        co = np.empty(len(fc.keyframe_points) * 2, np.float32)
+        fc.keyframe_points.foreach_get("co", co)
+        got = _READ[fc.as_pointer()] = co.reshape(-1, 2)
+    return got
+
+
+def read_already(fc) -> np.ndarray | None:
+    """read_co(fc) when this take has read it, else None."""
+    return _READ.get(fc.as_pointer())
 
 
 def read_keys(fc) -> tuple[np.ndarray, np.ndarray]:
     """(N, 2) float32 key (frame, value) and (N,) int32 interpolation, read once per take."""
-    got = _READ.get(fc.as_pointer())
-    if got is None:
-        n = len(fc.keyframe_points)
-        co, kind = np.empty(n * 2, np.float32), np.empty(n, np.int32)
-        fc.keyframe_points.foreach_get("co", co)
+    kind = _KINDS.get(fc.as_pointer())
+    if kind is None:
+        kind = _KINDS[fc.as_pointer()] = np.empty(len(fc.keyframe_points), np.int32)
         fc.keyframe_points.foreach_get("interpolation", kind)
-        got = _READ[fc.as_pointer()] = (co.reshape(-1, 2), kind)
-    return got
+    return read_co(fc), kind
 
 
 def sample_curve(fc, frames: np.ndarray) -> np.ndarray:
     n = len(fc.keyframe_points)
     if n == 0:
         return np.zeros(len(frames))
-    co, interp = read_keys(fc)
+    plain = not fc.modifiers and fc.extrapolation == "CONSTANT"
+    co = read_co(fc)
     x, y = co[:, 0].astype(np.float64), co[:, 1].astype(np.float64)
-    kinds = set(interp[:-1].tolist())
-    if fc.modifiers or fc.extrapolation != "CONSTANT" or not kinds <= {_LINEAR} and not kinds <= {_CONSTANT}:
+    if plain and n == len(frames) and np.array_equal(x, frames):
+        return y        # a key on every frame: its values, whatever the interpolation (not even read)
+    kinds = read_keys(fc)[1][:-1]       # a segment's interpolation is its first key's
+    linear, held = bool((kinds == _LINEAR).all()), bool((kinds == _CONSTANT).all())
+    if not plain or not linear and not held:
         return np.array([fc.evaluate(float(f)) for f in frames])
-    if kinds <= {_CONSTANT} and n > 1:
+    if held and n > 1:
         return y[np.clip(np.searchsorted(x, frames, side="right") - 1, 0, n - 1)]
     return np.interp(frames, x, y)
 
 
-def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
-    """(F, B, 4, 4) pose-bone matrix_basis at each frame, from the action's curves."""
+def pose_trs(ob, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(F, B, 3) location, (F, B, 4) rotation (w, x, y, z; Euler bones converted, not normalised)
+    and (F, B, 3) scale of each pose bone at each frame, from the action's curves."""
     curves = {(fc.data_path, fc.array_index): fc for fc in action_api.existing_channels(ob.animation_data.action, ob)}
     F, bones = len(frames), list(ob.pose.bones)
-    out = np.empty((F, len(bones), 4, 4))
 
     def channel(pb, prop: str, size: int) -> np.ndarray:
         default = np.array(getattr(pb, prop), np.float64)
@@ -134,8 +152,12 @@ def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
             q[:, b] = channel(pb, "rotation_quaternion", 4)
         else:
             q[:, b] = axes.matrix_to_quat(axes.euler_to_matrix(channel(pb, "rotation_euler", 3), pb.rotation_mode))
-    out[:] = axes.compose(loc, q, scale)          # every bone at once
-    return out
+    return loc, q, scale
+
+
+def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
+    """(F, B, 4, 4) pose-bone matrix_basis at each frame, from the action's curves."""
+    return axes.compose(*pose_trs(ob, frames))          # every bone at once
 
 
 def plain_keys(key) -> bool:

@@ -67,6 +67,7 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     key_values = {i: np.empty((len(frames), len(k.key_blocks)), np.float32) for i, k in keyed}
     sources = {i: action_sample.pose_source(ob) for i, ob in arms}
     plain_keys = all(action_sample.plain_keys(k) for _, k in keyed)
+    sampled: dict[int, tuple] = {}      # armature -> its pose's curves sampled, not composed into matrices
     stepped = (mesh_objs or not plain_keys or "EVALUATE" in sources.values()
                or any(action_sample.has_own_transform_motion(ob) for ob in objs))
     if stepped:
@@ -75,8 +76,10 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
         # nothing but plain actions moves anything: read the curves, never step the scene
         local[:] = [local_matrix(ob, _parent_in(ob, index), G) for ob in objs]
         for i, ob in arms:
-            poses[i][:] = (action_sample.pose_bases(ob, frames.astype(np.float64)) if sources[i] == "ACTION"
-                           else action_sample.pose_now(ob))
+            if sources[i] == "ACTION":
+                sampled[i] = action_sample.pose_trs(ob, frames.astype(np.float64))
+            else:
+                poses[i][:] = action_sample.pose_now(ob)
         for i, keys in keyed:
             key_values[i][:] = action_sample.key_values(keys, frames.astype(np.float64))
 
@@ -91,11 +94,10 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
             continue
         _trs_channels(anim, f32, m, target=i, bone="")
     for i, ob in arms:
-        m = poses[i]
-        if np.allclose(m, np.eye(4), atol=1e-7):
+        trs = _pose_trs(poses[i], sampled.get(i))
+        if trs is None:
             continue
-        t, q, s = axes.decompose(m)               # every bone at once
-        q = animation.continuous(q)
+        t, q, s = trs
         for bi, pb in enumerate(ob.pose.bones):
             _add_trs(anim, f32, t[:, bi], q[:, bi], s[:, bi], target=i, bone=pb.name)
     for i, ob in enumerate(objs):
@@ -125,6 +127,43 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
         anim.channels = [_source_keys(c, objs, curves) for c in anim.channels]
     if anim.channels or mesh_objs or take.source != "SCENE":
         scene.animations.append(anim)
+
+
+def _pose_trs(m: np.ndarray, sampled: tuple | None) -> tuple | None:
+    """(F, B) location, continuous unit quaternion and scale of a pose over time, or None when it
+    holds the rest pose (every matrix the identity). Sampled curves are their own decomposition where
+    that is plain (finite, non-zero rotations and positive scales): what axes.decompose of their
+    matrices gives, up to rounding, without composing them; `m` (F, B, 4, 4) otherwise."""
+    if sampled is not None:
+        loc, q, s = sampled
+        n = np.linalg.norm(q, axis=-1, keepdims=True)
+        if not (np.isfinite(loc).all() and np.isfinite(s).all() and (s > 0).all() and np.isfinite(n).all()
+                and (n > 1e-12).all()):
+            m = axes.compose(loc, q, s)
+        elif not _at_rest(loc, q, s):
+            q = q / n
+            q *= np.where(q[..., :1] < 0, -1.0, 1.0)          # w >= 0, as axes.matrix_to_quat gives
+            return loc, animation.continuous(q), s
+        else:
+            return None
+    if np.allclose(m, np.eye(4), atol=1e-7):
+        return None
+    t, q, s = axes.decompose(m)               # every bone at once
+    return t, animation.continuous(q), s
+
+
+def _at_rest(loc: np.ndarray, q: np.ndarray, s: np.ndarray) -> bool:
+    """np.allclose(compose(loc, q, s), identity, atol=1e-7), composing every matrix only when the
+    one farthest from rest (by its rotation and scale) is close to it."""
+    if not loc.size:
+        return True
+    if np.abs(loc).max() > 1e-7:
+        return False          # the translation is the matrix's last column as it is
+    far = np.unravel_index(np.argmax(np.abs(q[..., 1:]).sum(-1) / np.abs(q[..., 0]).clip(1e-12)
+                                     + np.abs(s - 1).sum(-1)), loc.shape[:-1])
+    if not np.allclose(axes.compose(loc[far], q[far], s[far]), np.eye(4), atol=1e-7):
+        return False
+    return bool(np.allclose(axes.compose(loc, q, s), np.eye(4), atol=1e-7))
 
 
 def _source_keys(c: Channel, objs: list, curves: dict[int, dict]) -> Channel:

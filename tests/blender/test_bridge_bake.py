@@ -79,6 +79,18 @@ def test_collected_bone_channels_follow_the_action(clean, lgf):
     np.testing.assert_allclose(evaluate(loc, np.arange(11))[:, 2], np.arange(11) * 0.5, atol=1e-6)
 
 
+@pytest.mark.parametrize("held", [(0, 0, 0), (0, 0, 1e-9), (0.3, 0, 0)])
+def test_an_action_that_holds_the_rest_pose_gives_no_bone_channels(clean, lgf, held):
+    """The bake reads curves without composing matrices; rest (identity to 1e-7) still means no channels."""
+    ob = _rig(clean)
+    ob.pose.bones["b1"].rotation_mode = "QUATERNION"
+    _key(ob, "b1", "rotation_quaternion", [(0, (1, 0, 0, 0)), (10, (1, *held))], "LINEAR")
+    clean.scene.frame_start, clean.scene.frame_end = 0, 10
+    scene = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions())
+    bones = {c.bone for a in scene.animations for c in a.channels if c.bone}
+    assert bones == ({"b0", "b1", "b2"} if held[0] else set())
+
+
 def test_data_and_visibility_animation_is_collected(clean, lgf):
     cam = lens_animated_camera(clean.scene)
     for fc in _data_curves(cam.data):

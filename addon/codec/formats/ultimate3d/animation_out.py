@@ -102,13 +102,7 @@ def bone_keys(scene: Scene, arm_node: int, bones: list[str], rest_locals: np.nda
         return []
 
     def local(anim, frames):
-        chans = _bone_channels(anim, arm_node)
-        t = np.zeros((len(frames), len(bones), 3))
-        q = np.tile([1.0, 0.0, 0.0, 0.0], (len(frames), len(bones), 1))
-        s = np.ones((len(frames), len(bones), 3))
-        for b, name in enumerate(bones):
-            if chans.get(name):
-                t[:, b], q[:, b], s[:, b] = animation.trs(chans[name], frames)
+        t, q, s = animation.bones_trs(_bone_channels(anim, arm_node), bones, frames)
         lt, lq, ls = axes.decompose(rest_locals @ axes.compose(t, q, s))      # key = rest_local @ pose basis
         return np.concatenate([lt, lq, ls], -1).reshape(len(frames), -1)
     if not line.parts or _holds_one_pose(line, arm_node):
