@@ -7,7 +7,7 @@ from ...axes import inverse_or_identity
 from ...meshops import all_triangles, face_normals, split_corners, vertex_normals
 from ...scene import Mesh
 from .conventions import SIGN_ATTR, TANGENT_ATTR
-from .tangent import cross as _cross
+from ...meshops import cross as _cross
 
 
 _BLOCK = 1 << 15

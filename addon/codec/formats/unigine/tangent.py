@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...meshops import cross
 from .model import QUAT_SCALE
 
 
@@ -22,15 +23,6 @@ def decode(q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tangent = np.stack([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)], 1)
     sign = np.where(w < 0, -1.0, 1.0)
     return normal.astype(np.float32), tangent.astype(np.float32), sign.astype(np.float32)
-
-
-def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross product of (N, 3) arrays (np.cross is slow on long arrays)."""
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape), np.result_type(a, b))
-    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
-    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
-    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-    return out
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
