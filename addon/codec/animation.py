@@ -133,32 +133,6 @@ def trs(channels: dict[str, Channel], at, rest: np.ndarray | None = None):
     return loc, continuous(rot), scale
 
 
-def bones_trs(channels: dict[str, dict[str, Channel]], bones: list[str], at):
-    """trs() of many pose bones at once: (T, B, 3), (T, B, 4), (T, B, 3); a bone without channels
-    holds still at identity. The same values as trs() bone by bone, with one unit() and one
-    continuous() for all of them."""
-    at = np.atleast_1d(np.asarray(at, np.float64))
-    T, B = len(at), len(bones)
-    loc, scale = np.zeros((T, B, 3)), np.ones((T, B, 3))
-    rot = np.tile([1.0, 0.0, 0.0, 0.0], (T, B, 1))
-    quat = np.zeros(B, bool)
-    for b, name in enumerate(bones):
-        ch = channels.get(name)
-        if not ch:
-            continue
-        if "location" in ch:
-            loc[:, b] = evaluate(ch["location"], at)
-        if "rotation_quaternion" in ch:
-            rot[:, b], quat[b] = evaluate(ch["rotation_quaternion"], at), True
-        elif "rotation_euler" in ch:
-            rot[:, b] = axes.matrix_to_quat(axes.euler_to_matrix(evaluate(ch["rotation_euler"], at)))
-        if "scale" in ch:
-            scale[:, b] = evaluate(ch["scale"], at)
-    if quat.any():
-        rot[:, quat] = unit(rot[:, quat])
-    return loc, continuous(rot), scale
-
-
 def moves(anim: Animation | None, target: int, bone: str = "") -> bool:
     return any(p in channel_map(anim, target, bone) for p in TRS + ("rotation_euler",))
 

@@ -102,7 +102,8 @@ def bone_keys(scene: Scene, arm_node: int, bones: list[str], rest_locals: np.nda
         return []
 
     def local(anim, frames):
-        t, q, s = animation.bones_trs(_bone_channels(anim, arm_node), bones, frames)
+        chans = _bone_channels(anim, arm_node)
+        t, q, s = (np.stack(x, axis=1) for x in zip(*(animation.trs(chans.get(b, {}), frames) for b in bones)))
         lt, lq, ls = axes.decompose(rest_locals @ axes.compose(t, q, s))      # key = rest_local @ pose basis
         return np.concatenate([lt, lq, ls], -1).reshape(len(frames), -1)
     if not line.parts or _holds_one_pose(line, arm_node):
