@@ -127,25 +127,6 @@ def representatives(record: np.ndarray) -> np.ndarray:
     return rep
 
 
-def group(record: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Equal byte rows: (first row of each group, ascending; group per row, numbered in that order)."""
-    n = len(record)
-    if n == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    rep = representatives(record)
-    is_first = rep == np.arange(n)
-    first = np.flatnonzero(is_first)
-    return first, _labels(first, rep)
-
-
-def _labels(first: np.ndarray, rep: np.ndarray) -> np.ndarray:
-    """Group number per row: every representative is a first row, so a scatter does (a cumsum over a
-    bool array casts element by element, several times slower)."""
-    label = np.empty(len(rep), np.int64)
-    label[first] = np.arange(len(first))
-    return label[rep]
-
-
 def stable_order(key: np.ndarray) -> np.ndarray:
     """np.argsort(key, kind="stable") for non-negative integer keys, in O(n) when the keys are disordered."""
     key = np.asarray(key, np.int64)
