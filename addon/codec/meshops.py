@@ -24,12 +24,13 @@ from .meshops_edges import (Edges, components, edge_pairs, edge_sides, face_of_c
 from .meshops_groups import GroupShading, group_shading, mixed_corners, sharp_edges_by_sides, sharp_from_groups
 from .meshops_normals import corner_angles, cross, differing_corners, face_normals, sharp_edge_normals, unit
 from .meshops_rows import representatives, unique_in_order
-from .meshops_weld import split_fan_points, split_vertices, weld, weld_by_normals, weld_ids, weld_points
+from .meshops_weld import (split_fan_points, split_vertices, weld, weld_by_normals, weld_ids, weld_points,
+                           weld_points_many)
 from .scene import Mesh
 from .smoothing import smooth_normals
 
 __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_normals", "unit", "split_corners",
-           "representatives", "weld", "weld_ids", "weld_points", "weld_by_normals", "split_fan_points",
+           "representatives", "weld", "weld_ids", "weld_points", "weld_points_many", "weld_by_normals", "split_fan_points",
            "split_vertices",
            "components", "Edges", "edge_pairs", "edge_sides", "face_of_corner", "fan_labels", "next_corner",
            "several_fans", "several_fans_by_sides", "split_fans", "triangle_starts",

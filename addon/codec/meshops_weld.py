@@ -14,6 +14,7 @@ from .meshops_edges import (edge_pairs, face_of_corner, fan_labels, next_corner,
                             triangle_starts)
 from .meshops_normals import COS_OFF, COS_SAME, sharp_edge_normals, unit
 from .meshops_rows import representatives
+from .parallel import map_two
 
 
 def weld_ids(positions: np.ndarray) -> np.ndarray:
@@ -25,23 +26,55 @@ def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(id per vertex 0..P-1, the lowest vertex at each point), ids in the order of those lowest
     vertices: vertices at exactly the same point share an id (-0.0 is 0.0; rows of any width:
     positions with more per-vertex values after them)."""
-    p = np.ascontiguousarray(positions, np.float32)
-    p = (p if p.ndim == 2 else p.reshape(len(p), -1)) + np.float32(0.0)         # -0.0 -> 0.0
-    root = representatives(p.view(np.uint32))
-    is_root = root == np.arange(len(p), dtype=root.dtype)
-    rank = np.cumsum(is_root, dtype=root.dtype)
-    rank -= 1
-    return np.take(rank, root), np.flatnonzero(is_root)
+    return _weld_batch([positions])[0]
 
 
-def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def weld_points_many(positions: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """[weld_points(p) for p in positions] (arrays of one width), in two batches, one per thread
+    (parallel.map_two): each batch is one table of all its rows with the array's number as one more
+    column, so that numpy works in a few long loops. Many short ones would keep the two threads
+    waiting for Python's lock, which numpy lets go of only inside a loop."""
+    if len(positions) < 2:
+        return [weld_points(p) for p in positions]
+    sizes = np.cumsum([len(p) for p in positions])
+    half = int(np.searchsorted(sizes, sizes[-1] / 2)) + 1       # rows split about evenly
+    batches = [b for b in (positions[:half], positions[half:]) if b]
+    return [out for batch in map_two(_weld_batch, batches) for out in batch]
+
+
+def _weld_batch(positions: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
+    flat = [np.asarray(p, np.float32) for p in positions]
+    flat = [p if p.ndim == 2 else p.reshape(len(p), -1) for p in flat]
+    width = flat[0].shape[1] if flat else 0
+    starts = np.cumsum([0] + [len(p) for p in flat])
+    many = len(flat) > 1
+    rows = np.empty((int(starts[-1]), width + many), np.float32)
+    for k, p in enumerate(flat):
+        part = rows[starts[k]:starts[k + 1]]
+        for j in range(width):              # a column at a time: one long loop each, not one per row
+            np.add(p[:, j], np.float32(0.0), out=part[:, j])                       # -0.0 -> 0.0
+        if many:
+            part[:, width].view(np.uint32)[:] = k           # rows of two arrays never match
+    root = representatives(rows.view(np.uint32))
+    first = np.flatnonzero(root == np.arange(len(rows), dtype=root.dtype))
+    rank = np.empty(len(rows), root.dtype)
+    rank[first] = np.arange(len(first), dtype=root.dtype)
+    ids = np.take(rank, root)
+    before = np.searchsorted(first, starts)           # points of the arrays before each one
+    return [(ids[starts[k]:starts[k + 1]] - rank.dtype.type(before[k]), first[before[k]:before[k + 1]] - starts[k])
+            for k in range(len(flat))]
+
+
+def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray,
+         points: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(corners (C,) uint32, stored vertex per welded vertex): one vertex per point, numbered in
-    the stored order. A face whose corners would meet at one vertex (zero area) keeps its own."""
+    the stored order. A face whose corners would meet at one vertex (zero area) keeps its own.
+    points: weld_points(positions), when already found (weld_points_many)."""
     corners = np.asarray(corners)
     nv = len(positions)
     if nv == 0 or len(corners) == 0:
         return corners.astype(np.uint32), np.arange(nv)
-    ids, first = weld_points(positions)          # numbered in the stored order already
+    ids, first = weld_points(positions) if points is None else points    # numbered in the stored order already
     welded = np.take(ids, corners)
     if triangle_starts(faces, len(corners)):
         w3 = welded.reshape(-1, 3)

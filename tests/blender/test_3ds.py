@@ -48,7 +48,9 @@ def test_smoothing_groups_flags_and_textures(clean, tmp_path):
     (ob,) = [o for o in _import(tmp_path / "mp5_sil.3ds") if o.type == "MESH"]
     me = ob.data
     assert me.attributes["smoothing_groups"].domain == "FACE"
-    assert me.attributes["face_flags"].domain == "FACE"
+    assert "face_flags" not in me.attributes                        # every face has the default flags
+    (cube,) = [o for o in _import(ASSETS / "cube_with_materials.3ds") if o.type == "MESH" and o != ob]
+    assert cube.data.attributes["face_flags"].domain == "FACE"      # some face has other flags
     assert not me.has_custom_normals and me.attributes["sharp_edge"].domain == "EDGE"   # native smoothing
     mat = me.materials[0]
     images = [n.image for n in mat.node_tree.nodes if n.type == "TEX_IMAGE"]

@@ -84,6 +84,23 @@ def test_groups_flags_vertex_flags_and_colour_are_kept():
     assert m.extras["3ds_color"] == 7
 
 
+def test_default_face_flags_need_no_attribute_and_export_writes_them_back():
+    from addon.codec.formats.studio3ds.from_scene import from_scene
+    from addon.codec.formats.studio3ds.options import ExportOptions
+    from addon.codec.formats.studio3ds.write import encode_bytes
+
+    def flags_after_round_trip(flags):
+        sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, flags=flags))]))
+        kept = "face_flags" in sc.meshes[0].face_attributes
+        back = parse(encode_bytes(from_scene(sc, ExportOptions(), Warnings())), Warnings())
+        (fc,) = [c for c in back.root.walk() if c.cid == ids.FACE_ARRAY]
+        return kept, fc.data[:, 3].tolist()
+
+    assert flags_after_round_trip(7) == (False, [7] * 12)             # every face the default: no attribute
+    odd = np.r_[np.full(11, 7), 3]
+    assert flags_after_round_trip(odd) == (True, odd.tolist())        # one face not: all kept
+
+
 def test_uvs_become_a_corner_layer():
     uv = np.column_stack([np.arange(8) / 8, np.arange(8) / 16]).astype(np.float32)
     sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, uv=uv))]))

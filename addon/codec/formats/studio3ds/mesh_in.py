@@ -18,15 +18,15 @@ from ...parallel import map_two
 from ...scene import Mesh
 from ...smoothing import smooth_normals
 from . import ids
-from .model import Chunk
+from .model import DEFAULT_FACE_FLAGS, Chunk
 
 NORMAL_MODES = get_args(Normals)
 
 
 class MeshQueue:
     """build_mesh for the meshes of a file: a mesh of many faces waits, and at `finish` the waiting
-    ones are built two at a time (parallel.map_two), each with warnings of its own that join the
-    file's in order; smaller meshes are built at once, as they come."""
+    ones are built together, each with warnings of its own that join the file's in order; smaller
+    meshes are built at once, as they come."""
 
     BIG = 20_000            # faces
 
@@ -44,16 +44,33 @@ class MeshQueue:
         meshes.append(None)
 
     def finish(self) -> None:
-        def one(args):
-            w, stats = Warnings(), {}
-            return build_mesh(*args[:3], self.slots, w, args[3], self.normals, stats), w, stats
-        done = map_two(one, [args for _, _, args in self.waiting])
-        for (meshes, k, _), (mesh, w, stats) in zip(self.waiting, done):
+        """Three passes, each two meshes at a time: read the arrays, weld (all points in two big
+        batches: meshops.weld_points_many), then the rest of the shading."""
+        if not self.waiting:
+            return
+        read = map_two(lambda args: _read_apart(args, self.slots), [args for _, _, args in self.waiting])
+        points = meshops.weld_points_many([mesh.positions for mesh, _, _ in read]) \
+            if self.normals != "KEEP" else [None] * len(read)
+
+        def shade(k: int):
+            stats = {}
+            mesh, groups, _ = read[k]
+            _shade(mesh, groups, self.normals, stats, points[k])
+            return stats
+        done = map_two(shade, range(len(read)))
+        for (meshes, k, _), (mesh, _, w), stats in zip(self.waiting, read, done):
             meshes[k] = mesh
             self.w.extend(w)
             for key, n in stats.items():
                 self.stats[key] = self.stats.get(key, 0) + n
         self.waiting = []
+
+
+def _read_apart(args: tuple, material_slots: dict[str, int]) -> tuple[Mesh, np.ndarray, Warnings]:
+    """read_mesh with warnings of its own (MeshQueue: they join the file's in order)."""
+    w = Warnings()
+    name, tri, to_local, path = args
+    return (*read_mesh(name, tri, to_local, material_slots, w, path), w)
 
 
 def _fit(arr: np.ndarray, n: int, what: str, warnings: Warnings, offset: int, path: str) -> np.ndarray:
@@ -71,6 +88,14 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
                warnings: Warnings, path: str, normals: str = "SHARP_EDGES", stats: dict | None = None) -> Mesh:
     """material_slots: material name -> Scene.materials index (unknown names get -1).
     normals: one of NORMAL_MODES (options.py); stats collects the welding figures."""
+    mesh, groups = read_mesh(name, tri, to_local, material_slots, warnings, path)
+    _shade(mesh, groups, normals, stats if stats is not None else {})
+    return mesh
+
+
+def read_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict[str, int],
+              warnings: Warnings, path: str) -> tuple[Mesh, np.ndarray]:
+    """(the mesh as stored, a vertex per stored vertex, with no normals yet; its smoothing groups)."""
     verts = tri.value(ids.POINT_ARRAY)
     verts = np.zeros((0, 3), np.float32) if verts is None else verts
     nv = len(verts)
@@ -78,7 +103,8 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     faces = fc.data if fc is not None else np.zeros((0, 4), np.uint16)
     nf = len(faces)
     tris = np.empty((nf, 3), np.intp)            # intp: gathers through it need no conversion
-    tris[...] = faces[:, :3]                     # one pass, straight from the stored uint16
+    for j in range(3):                           # a column at a time: one long loop each, not one per face
+        tris[:, j] = faces[:, j]
     if not nf or int(tris.max()) < nv:
         keep = slice(None)                       # the usual case: no copies through a mask
     else:
@@ -124,7 +150,9 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
                 faces=np.arange(0, len(corners), 3, dtype=np.uint32))
     kept_groups = groups[keep]
     mesh.face_attributes["smoothing_groups"] = kept_groups.view(np.int32)
-    mesh.face_attributes["face_flags"] = faces[keep, 3].astype(np.int32)
+    flags = faces[keep, 3]
+    if (flags != DEFAULT_FACE_FLAGS).any():      # all default: export writes them so without an attribute
+        mesh.face_attributes["face_flags"] = flags.astype(np.int32)
     mesh.face_material = slot_of_face[keep]
     mesh.materials = slots or []
     uv = tri.find(ids.TEX_VERTS)
@@ -140,19 +168,23 @@ def build_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict
     color = tri.value(ids.MESH_COLOR)
     if color is not None:
         mesh.extras["3ds_color"] = int(color)
+    return mesh, kept_groups
+
+
+def _shade(mesh: Mesh, groups: np.ndarray, normals: str, stats: dict, points=None) -> None:
+    """The groups as normals (KEEP), or welded (points: meshops.weld_points of the positions, when found)."""
     if normals == "KEEP":
-        mesh.corners = corners.astype(np.uint32)
-        mesh.normals = smooth_normals(positions, tris, kept_groups)
+        mesh.normals = smooth_normals(mesh.positions, mesh.corners.reshape(-1, 3), groups)
+        mesh.corners = mesh.corners.astype(np.uint32)
     else:
-        _weld(mesh, kept_groups, normals == "EXACT", stats if stats is not None else {})
-    return mesh
+        _weld(mesh, groups, normals == "EXACT", stats, points)
 
 
-def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict) -> None:
+def _weld(mesh: Mesh, groups: np.ndarray, exact: bool, stats: dict, points=None) -> None:
     """One vertex per point (UVs stay per corner), with the groups kept for Blender's own
     smoothing (Mesh.smoothing), or, exact, as custom normals. stats gains 'corners' and 'differ':
     the corners whose sharp-edge normal is not the groups' one."""
-    corners, source = meshops.weld(mesh.positions, mesh.corners, mesh.faces)
+    corners, source = meshops.weld(mesh.positions, mesh.corners, mesh.faces, points)
     meshops.split_vertices(mesh, corners, source)
     mesh.smoothing = groups
     if exact:

@@ -15,10 +15,9 @@ from ... import axes, meshops
 from ...scene import Mesh
 from . import ids
 from .groups import corners_agree, smoothing_groups
-from .model import Chunk, MaterialGroup, VertexFlags
+from .model import DEFAULT_FACE_FLAGS, Chunk, MaterialGroup, VertexFlags
 
 LIMIT = 65535
-DEFAULT_FACE_FLAGS = 0x7          # all three edges visible
 
 
 def _face_values(mesh: Mesh, name: str, tri_face: np.ndarray, default: int) -> np.ndarray | None:

@@ -13,6 +13,7 @@ import numpy as np
 
 # key header flag bits: which of tension, continuity, bias, ease to, ease from follow
 TCB_BITS = 5
+DEFAULT_FACE_FLAGS = 0x7          # all three edges visible: what export writes for a face without flags
 
 
 @dataclass
