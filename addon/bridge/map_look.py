@@ -3,17 +3,19 @@
   Negative   an Invert node: the picture's colours inverted.
   Tint       two colours: the picture's brightness (RGB to BW) mixes from the first to the second;
              three colours ("Tint R/G/B"): its red, green and blue scale the three colours, summed.
-  Decal      a Mix over the material's base colour by the picture's alpha: the Image Texture clips
-             (alpha 0 outside the picture), so the base colour shows around it and through its alpha.
+  Decal      a Mix over the material's base colour by the picture's alpha: the base colour shows
+             through the picture's alpha and, when the Image Texture clips (alpha 0 outside the
+             picture), around it; a tiled decal (REPEAT) shows it only through the alpha.
+  Amount     a Mix from the material's base colour to the map by the map's amount (below 100%).
 
 in that order (3D Studio's). read() finds them again by their labels (any Invert node counts as the
-negative), so that an edit (a changed colour, a deleted or added node) is what export writes.
+negative), so that an edit (a changed colour or factor, a deleted or added node) is what export writes.
 """
 from __future__ import annotations
 
 from ..codec.scene import TextureSlot
 
-NEGATIVE, TINT, DECAL = "Negative", "Tint", "Decal"
+NEGATIVE, TINT, DECAL, AMOUNT = "Negative", "Tint", "Decal", "Amount"
 TINT_RGB = ("Tint R", "Tint G", "Tint B")
 
 
@@ -25,8 +27,16 @@ def _mix(nt, label: str, x: float, y: float):
     return mix
 
 
-def build(nt, slot: TextureSlot, tex, base_color, decal: bool):
-    """Nodes after `tex` for the slot's negative, tint and (when `decal`) decal; -> the colour socket."""
+def amount_mix(nt, amount: float, x: float, y: float):
+    """The Mix that lays a map over what lies below it (its A) by the map's amount."""
+    mix = _mix(nt, AMOUNT, x, y)
+    mix.inputs["Factor"].default_value = amount
+    return mix
+
+
+def build(nt, slot: TextureSlot, tex, base_color, decal: bool, amount: bool = False):
+    """Nodes after `tex` for the slot's negative, tint, (when `decal`) decal and (when `amount` and the
+    slot's strength is below 1) amount over the base colour; -> the colour socket."""
     out = tex.outputs["Color"]
     x, y = tex.location.x + 300, tex.location.y
     if slot.invert:
@@ -68,11 +78,16 @@ def build(nt, slot: TextureSlot, tex, base_color, decal: bool):
         nt.links.new(tex.outputs["Alpha"], mix.inputs["Factor"])
         mix.inputs["A"].default_value = (*base_color[:3], 1.0)
         nt.links.new(out, mix.inputs["B"])
+        out, x = mix.outputs["Result"], x + 200
+    if amount and slot.strength < 1.0:
+        mix = amount_mix(nt, slot.strength, x, y)
+        mix.inputs["A"].default_value = (*base_color[:3], 1.0)
+        nt.links.new(out, mix.inputs["B"])
         out = mix.outputs["Result"]
     return out
 
 
-def _after(tex, limit: int = 12) -> list:
+def after(tex, limit: int = 12) -> list:
     """The nodes fed by `tex`, directly or through others (at most `limit` steps on)."""
     seen, todo = [], [tex]
     for _ in range(limit):
@@ -89,11 +104,32 @@ def _after(tex, limit: int = 12) -> list:
     return seen
 
 
+def read_amount(tex, limit: int = 12) -> float | None:
+    """The factor of the first Amount Mix that `tex` reaches through its B (the map's side), or None:
+    a Mix that `tex` reaches through A is another map's amount over this one."""
+    todo = [tex]
+    for _ in range(limit):
+        nxt = []
+        for node in todo:
+            for sock in node.outputs:
+                for link in sock.links:
+                    to = link.to_node
+                    if to.type == "MIX" and to.label == AMOUNT:
+                        if link.to_socket.name == "B":
+                            return float(to.inputs["Factor"].default_value)
+                    elif to.type not in ("BSDF_PRINCIPLED", "OUTPUT_MATERIAL"):
+                        nxt.append(to)
+        if not nxt:
+            break
+        todo = nxt
+    return None
+
+
 def read(tex) -> tuple[bool, bool, tuple]:
     """(decal, negative, tint colours) from the nodes after `tex` that build() made."""
-    after = _after(tex)
-    nodes = {n.label: n for n in after if n.label}
-    invert = any(n.type == "INVERT" for n in after)          # ours, or one the user put there
+    later = after(tex)
+    nodes = {n.label: n for n in later if n.label}
+    invert = any(n.type == "INVERT" for n in later)          # ours, or one the user put there
     decal = DECAL in nodes and nodes[DECAL].type == "MIX"
     tint: tuple = ()
     if all(label in nodes for label in TINT_RGB):

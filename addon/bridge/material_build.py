@@ -78,12 +78,13 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
     for slot in m.textures:
         tex = _texture_node(nt, slot, images, y)
         base = slot.kind in ("base_color", "base_color_2")
-        col = map_look.build(nt, slot, tex, m.base_color, decal=slot.decal and base)
+        col = map_look.build(nt, slot, tex, m.base_color, decal=slot.decal and base, amount=slot.kind == "base_color")
         y -= 320
         if base:
             base_nodes.append((slot, tex, col))
         elif slot.kind in _INPUT:
-            alpha = slot.kind == "alpha" and (slot.alpha_source or (tex.image and tex.image.depth == 32))
+            alpha = slot.kind == "alpha" and not slot.ignore_alpha and (
+                slot.alpha_source or (tex.image and tex.image.depth == 32))
             nt.links.new(tex.outputs["Alpha"] if alpha else col, bsdf.inputs[_INPUT[slot.kind]])
         elif slot.kind in ("normal", "bump"):
             node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
@@ -96,11 +97,8 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
         nt.links.new(base_nodes[0][1].outputs["Alpha"], bsdf.inputs["Alpha"])     # the picture's own alpha
     if base_nodes:
         out = base_nodes[0][2]
-        if len(base_nodes) > 1:
-            mix = nt.nodes.new("ShaderNodeMix")
-            mix.data_type = "RGBA"
-            mix.location = (-250, 300)
-            mix.inputs["Factor"].default_value = base_nodes[1][0].strength
+        if len(base_nodes) > 1:            # the second map over the first by its amount
+            mix = map_look.amount_mix(nt, base_nodes[1][0].strength, -250, 300)
             nt.links.new(out, mix.inputs["A"])
             nt.links.new(base_nodes[1][2], mix.inputs["B"])
             out = mix.outputs["Result"]
@@ -115,7 +113,7 @@ def _texture_node(nt, slot: TextureSlot, images: list, y: float):
     tex.label = slot.kind
     tex.location = (-600, y)
     if 0 <= slot.image < len(images):
-        tex.image = images[slot.image]
+        tex.image = _image_alpha(images[slot.image], slot.ignore_alpha)
         if slot.kind in _NON_COLOR and tex.image.source == "FILE":
             tex.image.colorspace_settings.is_data = True
     tex.extension = slot.extension
@@ -137,6 +135,25 @@ def _texture_node(nt, slot: TextureSlot, images: list, y: float):
     tex["lgf_strength"] = slot.strength
     props.store(tex, slot.extras)
     return tex
+
+
+def _image_alpha(image, ignore: bool):
+    """The image as a map that does (not) use its alpha channel shows it. Blender keeps that on the image
+    (alpha mode None: alpha 1 wherever the picture lies, 0 outside a clipped one, in Cycles and EEVEE),
+    a 3DS file on each map: the image itself while no map uses it yet, else a copy set the other way."""
+    mode = "NONE" if ignore else "STRAIGHT"
+    if ignore == (image.alpha_mode == "NONE"):
+        return image
+    if image.users == 0:
+        image.alpha_mode = mode
+        return image
+    for other in bpy.data.images:
+        if other != image and other.alpha_mode == mode and other.filepath == image.filepath \
+                and other.get("source_name") == image.get("source_name"):
+            return other
+    twin = image.copy()
+    twin.alpha_mode = mode
+    return twin
 
 
 def _turn(v, angle: float) -> np.ndarray:
@@ -210,10 +227,23 @@ def _collect_slot(tex, image_index) -> TextureSlot:
     extras.pop("lgf_pivot", None)
     slot.extension = tex.extension
     slot.alpha_source = bool(extras.pop("lgf_alpha_source", 0))
+    slot.ignore_alpha = tex.image.alpha_mode == "NONE"
     slot.decal, slot.invert, slot.tint = map_look.read(tex)
-    slot.strength = float(extras.pop("lgf_strength", 1.0))
+    slot.strength = _strength(tex, kind, float(extras.pop("lgf_strength", 1.0)))
     slot.extras = extras
     return slot
+
+
+def _strength(tex, kind: str, stored: float) -> float:
+    """The map's amount as the nodes show it: a base colour map's Amount Mix (none: all of it), a bump
+    or normal map's node strength; other kinds show none, so the stored one."""
+    if kind in ("base_color", "base_color_2"):
+        amount = map_look.read_amount(tex)
+        return 1.0 if amount is None else amount
+    for node in map_look.after(tex):
+        if node.type in ("BUMP", "NORMAL_MAP"):
+            return float(node.inputs["Strength"].default_value)
+    return stored
 
 
 def _guess_kind(tex) -> str:

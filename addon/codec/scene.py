@@ -86,12 +86,13 @@ class TextureSlot:
     pivot: tuple[float, float] | None = None
     extension: str = "REPEAT"      # REPEAT, CLIP (no tiling: nothing outside), MIRROR, EXTEND
     alpha_source: bool = False     # the picture's alpha channel is what counts (opacity from alpha)
+    ignore_alpha: bool = False     # the picture's alpha channel is not used: opaque wherever it lies
     decal: bool = False            # the picture only where it lies (and through its alpha): the material's colour elsewhere
     invert: bool = False           # the picture's colours inverted (a negative)
     # tint, applied after invert: 2 colours, the picture's brightness blends from the first to the second;
     # 3 colours, its red, green and blue scale the three, summed; () none
     tint: tuple[tuple[float, float, float], ...] = ()
-    strength: float = 1.0          # 0..1 blend amount
+    strength: float = 1.0          # 0..1 blend amount: from the material's own value (or the map below) to the map
     extras: dict[str, Any] = field(default_factory=dict)
 
 

@@ -119,10 +119,15 @@ class TextureFinder:
 # turn about the picture's centre, the angle turns the picture counter-clockwise, a U offset moves it
 # toward +U and a V offset toward -V.
 PIVOT = (0.5, 0.5)
-# map flag bits (lib3ds names)
+# map flag bits (lib3ds names). Tiling, as 3D Studio's map dialog and its File Toolkit name it: "Tile"
+# (neither bit), "Decal" (DECAL with NO_TILE: the picture once, the material's colour around it) and
+# "Both" (DECAL alone: the picture tiled, the material's colour through its transparent parts). NO_TILE
+# alone is 3ds Max's "no wrap" (its exporter writes it so); the material's decal flag 0xA082 sets DECAL
+# and NO_TILE on every map (3ds Max's importer). See test_assets/3ds/MAP_PARAMETERS.md.
 DECAL, MIRROR, NEGATE, NO_TILE, SUMMED_AREA, ALPHA_SOURCE = 0x1, 0x2, 0x8, 0x10, 0x20, 0x40
 TINT, IGNORE_ALPHA, RGB_TINT = 0x80, 0x100, 0x200
-LOOK_BITS = DECAL | MIRROR | NEGATE | NO_TILE | ALPHA_SOURCE | TINT | RGB_TINT
+MATERIAL_DECAL = DECAL | NO_TILE
+LOOK_BITS = DECAL | MIRROR | NEGATE | NO_TILE | ALPHA_SOURCE | TINT | IGNORE_ALPHA | RGB_TINT
 # tint colours when the flag is set without them: black to white, and pure red, green, blue (no change)
 TINT_DEFAULT = {"tint1": (0, 0, 0), "tint2": (255, 255, 255), "tint_r": (255, 0, 0), "tint_g": (0, 255, 0),
                 "tint_b": (0, 0, 255)}
@@ -135,17 +140,14 @@ def map_placement(u_offset: float, v_offset: float, angle_deg: float) -> tuple[t
     return (u_offset, -v_offset), math.radians(angle_deg)
 
 
-def map_flags(flags: int) -> tuple[str, bool]:
-    """(extension, alpha source): no tiling and decal clip the picture, mirror tiles it mirrored."""
-    ext = "MIRROR" if flags & MIRROR else "CLIP" if flags & (NO_TILE | DECAL) else "REPEAT"
-    return ext, bool(flags & ALPHA_SOURCE)
-
-
 def map_look(flags: int) -> tuple:
     """Everything the flags change in the material nodes: (extension, alpha source, decal, negative,
-    tint kind: 2 luminance / 3 RGB / 0 none)."""
+    tint kind: 2 luminance / 3 RGB / 0 none, ignore alpha). Mirror tiles mirrored, no tiling clips;
+    a decal (tiled or not) lays the picture over the material's colour."""
+    ext = "MIRROR" if flags & MIRROR else "CLIP" if flags & NO_TILE else "REPEAT"
     tint = 3 if flags & RGB_TINT else 2 if flags & TINT else 0
-    return (*map_flags(flags), bool(flags & DECAL), bool(flags & NEGATE), tint)
+    return (ext, bool(flags & ALPHA_SOURCE), bool(flags & DECAL), bool(flags & NEGATE), tint,
+            bool(flags & IGNORE_ALPHA))
 
 
 def tint_colours(flags: int, extras: dict) -> tuple:
@@ -154,7 +156,7 @@ def tint_colours(flags: int, extras: dict) -> tuple:
     return tuple(tuple(float(x) / 255.0 for x in extras.get("3ds_" + k, TINT_DEFAULT[k])) for k in keys)
 
 
-def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
+def _map_slot(kind: str, m: Chunk, image: int, material_decal: bool) -> TextureSlot:
     slot = TextureSlot(kind=kind, image=image)
     strength = percent_of(m)
     if strength is not None:
@@ -167,7 +169,8 @@ def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
     flags = m.value(ids.MAT_MAP_TILING)
     if flags is not None:
         slot.extras["3ds_map_flags"] = int(flags)
-        slot.extension, slot.alpha_source = map_flags(int(flags))
+    look = int(flags or 0) | (MATERIAL_DECAL if material_decal else 0)
+    slot.extension, slot.alpha_source, slot.decal, slot.invert, _, slot.ignore_alpha = map_look(look)
     blur = m.value(ids.MAT_MAP_TEXBLUR)
     if blur is not None:
         slot.extras["3ds_blur"] = float(blur)
@@ -175,9 +178,7 @@ def _map_slot(kind: str, m: Chunk, image: int) -> TextureSlot:
         v = m.value(cid)
         if v is not None:
             slot.extras["3ds_" + key] = list(v)
-    if flags is not None:
-        slot.decal, slot.invert = bool(flags & DECAL), bool(flags & NEGATE)
-        slot.tint = tint_colours(int(flags), slot.extras)
+    slot.tint = tint_colours(look, slot.extras)
     return slot
 
 
@@ -226,12 +227,9 @@ def build_material(c: Chunk, images: list[Image], image_index: dict[str, int], f
                 warnings.warn(f"texture {fname!r} of material {mat.name!r} not found", m.offset, "MATERIAL")
             image_index[key] = len(images)
             images.append(Image(name=fname, filepath=path))
-        slot = _map_slot("other" if is_mask else SLOT_KIND[which], m, image_index[key])
+        slot = _map_slot("other" if is_mask else SLOT_KIND[which], m, image_index[key], c.has(ids.MAT_DECAL))
         slot.extras["3ds_map"] = ("mask_" if is_mask else "") + which
         if which == "opacity" and not is_mask:
             mat.blend = "BLEND" if mat.blend == "OPAQUE" else mat.blend
         mat.textures.append(slot)
-    if c.has(ids.MAT_DECAL):         # the material's decal flag makes every map a decal (as 3D Studio reads it)
-        for slot in mat.textures:
-            slot.decal, slot.extension = True, "CLIP" if slot.extension == "REPEAT" else slot.extension
     return mat

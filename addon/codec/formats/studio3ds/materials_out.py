@@ -8,8 +8,8 @@ from ...errors import Warnings
 from ...file_names import name_83
 from ...scene import Material, Scene
 from . import ids
-from .materials import (ALPHA_SOURCE, DECAL, FLAG_CHUNKS, LOOK_BITS, MIRROR, NEGATE, NO_TILE, PERCENT_CHUNKS,
-                        RGB_TINT, SLOT_KIND, TINT, TINT_CHUNKS, map_look)
+from .materials import (ALPHA_SOURCE, DECAL, FLAG_CHUNKS, IGNORE_ALPHA, LOOK_BITS, MATERIAL_DECAL, MIRROR, NEGATE,
+                        NO_TILE, PERCENT_CHUNKS, RGB_TINT, SLOT_KIND, TINT, TINT_CHUNKS, map_look)
 from .model import Chunk
 
 KIND_TO_MAP = {v: k for k, v in SLOT_KIND.items()} | {"normal": "bump", "environment": "reflection"}
@@ -56,6 +56,8 @@ def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[i
     flags = {k: bool(ex.get("3ds_" + k)) for k in FLAG_CHUNKS.values()}
     flags["two_sided"] = mat.two_sided
     flags["additive"] = mat.blend == "ADD" or flags["additive"]
+    # the material's decal flag stays while every map still shows it (a clipped decal); else each map says its own
+    flags["decal"] = flags["decal"] and all(s.decal and s.extension != "REPEAT" for s in mat.textures)
     for cid, key in FLAG_CHUNKS.items():
         if flags[key]:
             c.add(cid)
@@ -70,7 +72,7 @@ def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[i
         m = c.add(cid)
         m.add(ids.INT_PERCENT, int(round(min(max(slot.strength, 0.0), 1.0) * 100)))
         m.add(ids.MAT_MAPNAME, texture_names[slot.image])
-        m.add(ids.MAT_MAP_TILING, flags_of(slot))
+        m.add(ids.MAT_MAP_TILING, flags_of(slot, flags["decal"]))
         if "3ds_blur" in slot.extras:
             m.add(ids.MAT_MAP_TEXBLUR, float(slot.extras["3ds_blur"]))
         m.add(ids.MAT_MAP_USCALE, float(slot.scale[0]))
@@ -87,20 +89,24 @@ def material_chunk(mat: Material, name: str, scene: Scene, texture_names: dict[i
 
 def _look(slot) -> tuple:
     """map_look() of what the slot shows now."""
-    return slot.extension, slot.alpha_source, slot.decal, slot.invert, len(slot.tint) if len(slot.tint) in (2, 3) else 0
+    tint = len(slot.tint) if len(slot.tint) in (2, 3) else 0
+    return slot.extension, slot.alpha_source, slot.decal, slot.invert, tint, slot.ignore_alpha
 
 
-def flags_of(slot) -> int:
-    """The map flags as read, with tiling, decal, negative, alpha source and tint as the slot now has them."""
+def flags_of(slot, material_decal: bool = False) -> int:
+    """The map flags as read, unless the slot now shows something else (tiling, decal, negative, alpha
+    source, ignore alpha, tint): then those bits as the slot has them. `material_decal`: the material's
+    decal flag is written, which makes the map a clipped decal."""
     flags = int(slot.extras.get("3ds_map_flags", 0))
     look = _look(slot)
-    if map_look(flags) == look:
+    if map_look(flags | (MATERIAL_DECAL if material_decal else 0)) == look:
         return flags
-    ext, alpha, decal, invert, tint = look
+    ext, alpha, decal, invert, tint, no_alpha = look
+    # no tiling: CLIP, and EXTEND (one picture, its edge stretched) is nearer to it than to tiling
+    tiling = {"MIRROR": MIRROR, "CLIP": NO_TILE, "EXTEND": NO_TILE}.get(ext, 0)
     flags &= ~LOOK_BITS
-    flags |= {"MIRROR": MIRROR, "CLIP": NO_TILE}.get(ext, 0) | (DECAL if decal else 0) | (NEGATE if invert else 0)
-    flags |= {2: TINT, 3: RGB_TINT}.get(tint, 0)
-    return flags | (ALPHA_SOURCE if alpha else 0)
+    flags |= tiling | (DECAL if decal else 0) | (NEGATE if invert else 0) | {2: TINT, 3: RGB_TINT}.get(tint, 0)
+    return flags | (ALPHA_SOURCE if alpha else 0) | (IGNORE_ALPHA if no_alpha else 0)
 
 
 def tint_chunks(slot) -> dict[str, tuple[int, int, int]]:
