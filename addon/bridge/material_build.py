@@ -93,7 +93,8 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
             nt.links.new(col, node.inputs["Color" if slot.kind == "normal" else "Height"])
             nt.links.new(node.outputs["Normal"], bsdf.inputs["Normal"])
     first = base_nodes[0][0] if base_nodes else None
-    if first is not None and first.alpha_source and not first.decal and not bsdf.inputs["Alpha"].links:
+    if first is not None and first.alpha_source and not (first.decal or first.ignore_alpha) \
+            and not bsdf.inputs["Alpha"].links:
         nt.links.new(base_nodes[0][1].outputs["Alpha"], bsdf.inputs["Alpha"])     # the picture's own alpha
     if base_nodes:
         out = base_nodes[0][2]

@@ -283,3 +283,76 @@ def test_the_materials_decal_flag_makes_every_map_a_decal():
                  a_map(0xA200, "D.PNG", flags=0), a_map(0xA210, "O.PNG", flags=0x2))
     sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))], materials=[mat]))
     assert [(t.decal, t.extension) for t in sc.materials[0].textures] == [(True, "CLIP"), (True, "MIRROR")]
+
+
+def _one_map(flags, *extra):
+    mat = holder(ids.MAT_ENTRY, Chunk(ids.MAT_NAME, "M"), *extra, a_map(0xA200, "D.PNG", flags=flags))
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))], materials=[mat]))
+    return sc
+
+
+@pytest.mark.parametrize("flags,extension,decal,alpha_source,ignore_alpha", [
+    (0x0, "REPEAT", False, False, False),      # "Tile"
+    (0x11, "CLIP", True, False, False),        # "Decal": the picture once, the material's colour around it
+    (0x1, "REPEAT", True, False, False),       # "Both": tiled, the material's colour through its alpha
+    (0x10, "CLIP", False, False, False),       # 3ds Max's "no wrap"
+    (0x3, "MIRROR", True, False, False),
+    (0x100, "REPEAT", False, False, True),
+    (0x141, "REPEAT", True, True, True),
+])
+def test_tiling_and_alpha_flags_read_as_3d_studio_names_them(flags, extension, decal, alpha_source, ignore_alpha):
+    (slot,) = _one_map(flags).materials[0].textures
+    assert (slot.extension, slot.decal, slot.alpha_source, slot.ignore_alpha) == (
+        extension, decal, alpha_source, ignore_alpha)
+
+
+def _written_maps(sc, tmp_path):
+    from addon.codec import save
+    save(sc, tmp_path / "t.3ds")
+    mat = read(tmp_path / "t.3ds", None, Warnings()).editor().find(ids.MAT_ENTRY)
+    return mat, [m for m in mat.children if m.cid in (0xA200, 0xA210)]
+
+
+@pytest.mark.parametrize("flags", [0x0, 0x1, 0x11, 0x10, 0x3, 0x100, 0x101, 0x140, 0x1 | 0x8 | 0x80 | 0x100 | 0x20])
+def test_map_flags_are_written_back_as_read(tmp_path, flags):
+    mat, (m,) = _written_maps(_one_map(flags), tmp_path)
+    assert m.value(ids.MAT_MAP_TILING) == flags
+
+
+@pytest.mark.parametrize("read_flags,edit,written", [
+    (0x1, {"extension": "CLIP"}, 0x11),                  # "Both" clipped: "Decal"
+    (0x11, {"extension": "REPEAT"}, 0x1),                # "Decal" tiled: "Both"
+    (0x11, {"decal": False}, 0x10),
+    (0x0, {"decal": True}, 0x1),
+    (0x0, {"extension": "EXTEND"}, 0x10),                # one picture, its edge stretched: no tiling
+    (0x20, {"ignore_alpha": True}, 0x120),               # the summed-area bit is kept
+    (0x141, {"ignore_alpha": False}, 0x41),
+])
+def test_map_flags_follow_the_slot(tmp_path, read_flags, edit, written):
+    sc = _one_map(read_flags)
+    for k, v in edit.items():
+        setattr(sc.materials[0].textures[0], k, v)
+    mat, (m,) = _written_maps(sc, tmp_path)
+    assert m.value(ids.MAT_MAP_TILING) == written
+
+
+def test_the_materials_decal_flag_is_written_back_while_its_maps_show_it(tmp_path):
+    mat = holder(ids.MAT_ENTRY, Chunk(ids.MAT_NAME, "M"), Chunk(ids.MAT_DECAL),
+                 a_map(0xA200, "D.PNG", flags=0), a_map(0xA210, "O.PNG", flags=0x40))
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))], materials=[mat]))
+    out, maps = _written_maps(sc, tmp_path)
+    assert out.has(ids.MAT_DECAL) and [m.value(ids.MAT_MAP_TILING) for m in maps] == [0, 0x40]
+    # one map tiled again: the material flag would clip it, so each map says what it is
+    sc.materials[0].textures[0].extension = "REPEAT"
+    out, maps = _written_maps(sc, tmp_path)
+    assert not out.has(ids.MAT_DECAL) and [m.value(ids.MAT_MAP_TILING) for m in maps] == [0x1, 0x51]
+
+
+@pytest.mark.parametrize("percent", [100, 50, 0])
+def test_a_maps_amount_is_its_strength_both_ways(tmp_path, percent):
+    mat = holder(ids.MAT_ENTRY, Chunk(ids.MAT_NAME, "M"), a_map(0xA200, "D.PNG", strength=percent))
+    sc, _ = load(build([obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("M", range(12))]))], materials=[mat]))
+    assert sc.materials[0].textures[0].strength == percent / 100
+    sc.materials[0].textures[0].strength = 0.3
+    out, (m,) = _written_maps(sc, tmp_path)
+    assert m.value(ids.INT_PERCENT) == 30
