@@ -85,7 +85,10 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
         elif slot.kind in _INPUT:
             alpha = slot.kind == "alpha" and not slot.ignore_alpha and (
                 slot.alpha_source or (tex.image and tex.image.depth == 32))
-            nt.links.new(tex.outputs["Alpha"] if alpha else col, bsdf.inputs[_INPUT[slot.kind]])
+            src, into = tex.outputs["Alpha"] if alpha else col, bsdf.inputs[_INPUT[slot.kind]]
+            if slot.strength < 1.0:
+                src = _amount_over(nt, into, src, slot.strength, tex)
+            nt.links.new(src, into)
         elif slot.kind in ("normal", "bump"):
             node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
             node.location = (-250, y + 320)
@@ -107,6 +110,16 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
     material_blend.apply(mat, m.blend, m.alpha)
     props.store(mat, m.extras)
     return mat
+
+
+def _amount_over(nt, into, src, amount: float, tex):
+    """A map below 100% into a BSDF input: an Amount Mix from the input's own value to the map."""
+    mix = map_look.amount_mix(nt, amount, tex.location.x + 500, tex.location.y - 150)
+    if into.type != "RGBA":
+        mix.data_type = "FLOAT"
+    mix.inputs["A"].default_value = into.default_value
+    nt.links.new(src, mix.inputs["B"])
+    return mix.outputs["Result"]
 
 
 def _texture_node(nt, slot: TextureSlot, images: list, y: float):
@@ -236,9 +249,9 @@ def _collect_slot(tex, image_index) -> TextureSlot:
 
 
 def _strength(tex, kind: str, stored: float) -> float:
-    """The map's amount as the nodes show it: a base colour map's Amount Mix (none: all of it), a bump
-    or normal map's node strength; other kinds show none, so the stored one."""
-    if kind in ("base_color", "base_color_2"):
+    """The map's amount as the nodes show it: the Amount Mix of a map into a BSDF input (none: all of
+    it), a bump or normal map's node strength; other kinds show none, so the stored one."""
+    if kind in _INPUT or kind == "base_color_2":
         amount = map_look.read_amount(tex)
         return 1.0 if amount is None else amount
     for node in map_look.after(tex):

@@ -184,6 +184,22 @@ def test_second_map_and_bump_amounts_are_read_from_their_nodes(clean, tmp_path):
     assert [written.find(cid).value(ids.INT_PERCENT) for cid in (0xA200, 0xA33A, 0xA230)] == [100, 20, 90]
 
 
+@pytest.mark.parametrize("cid,socket", [(0xA204, "Specular IOR Level"), (0xA210, "Alpha"),
+                                        (0xA33D, "Emission Color")])
+def test_other_maps_below_100_percent_mix_over_the_inputs_own_value(clean, tmp_path, cid, socket):
+    m = _map_with(0, percent=40)
+    m.cid = cid
+    bpy.ops.import_scene.studio3ds(filepath=str(_file(tmp_path, {"Mat": [m]})))
+    nt, tex, bsdf = _nodes()
+    amount = _feeds(bsdf.inputs[socket])
+    assert amount.label == "Amount" and amount.inputs["Factor"].default_value == pytest.approx(0.4)
+    np.testing.assert_allclose(np.ravel(amount.inputs["A"].default_value)[:3],
+                               np.ravel(bsdf.inputs[socket].default_value)[:3], atol=1e-6)
+    assert amount.inputs["B"].links[0].from_node == tex
+    amount.inputs["Factor"].default_value = 0.75
+    assert _export(tmp_path)["Mat"].find(cid).value(ids.INT_PERCENT) == 75
+
+
 # -- renders ---------------------------------------------------------------------------------------
 def _engine(name: str) -> str:
     items = {e.identifier for e in bpy.types.RenderSettings.bl_rna.properties["engine"].enum_items}
