@@ -68,6 +68,23 @@ def tiny_render(tmp_path, engine: str, size: int, samples: int, name: str = "ren
     return px.reshape(size, size, 4)[..., :3]
 
 
+def render_plane_from_above(tmp_path, name: str, engine: str = "CYCLES") -> np.ndarray:
+    """A 30 x 30 render, straight down from above, of the 2 x 2 plane round the origin: an orthographic
+    camera that sees exactly the plane, a slanted sun (no highlight straight back), Standard view."""
+    sc = bpy.context.scene
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    cam.data.type, cam.data.ortho_scale = "ORTHO", 2.0
+    cam.location = (0.0, 0.0, 5.0)
+    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+    sun.data.energy = 3.0
+    sun.rotation_euler = (0.7, 0.0, 0.0)
+    sc.collection.objects.link(cam)
+    sc.collection.objects.link(sun)
+    sc.camera = cam
+    sc.view_settings.view_transform = "Standard"        # colours as they are (AgX would tint red orange)
+    return tiny_render(tmp_path, engine, 30, 4, name)
+
+
 def render_touching_point(tmp_path, name: str, engine: str = "CYCLES") -> np.ndarray:
     """A tiny render of the scene seen from above the point (1, 1, 1) where the test boxes touch,
     lit by a sun from the camera."""

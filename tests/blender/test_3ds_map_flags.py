@@ -10,7 +10,7 @@ import bpy
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ids
 from addon.codec.formats.studio3ds.read import read
-from tests.blender.helpers import tiny_render
+from tests.blender.helpers import render_plane_from_above
 from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, material, obj, trimesh
 from tests.blender.test_3ds_textures import _map
 
@@ -212,18 +212,7 @@ def _render(tmp_path, engine, flags, percent=100) -> np.ndarray:
     f = _file(tmp_path, {"Mat": [_map_with(flags, percent)]}, name=f"plane{flags}_{percent}.3ds", plane=True)
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.import_scene.studio3ds(filepath=str(f))
-    sc = bpy.context.scene
-    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-    cam.data.type, cam.data.ortho_scale = "ORTHO", 2.0
-    cam.location = (0.0, 0.0, 5.0)
-    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
-    sun.data.energy = 3.0
-    sun.rotation_euler = (0.7, 0.0, 0.0)
-    sc.collection.objects.link(cam)
-    sc.collection.objects.link(sun)
-    sc.camera = cam
-    sc.view_settings.view_transform = "Standard"
-    return tiny_render(tmp_path, _engine(engine), 30, 4, f"{f.stem}_{engine}")
+    return render_plane_from_above(tmp_path, f"{f.stem}_{engine}", _engine(engine))
 
 
 def _mean(img, cols, rows=slice(2, 8)):

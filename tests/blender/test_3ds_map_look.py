@@ -9,7 +9,7 @@ import bpy
 from addon.codec.errors import Warnings
 from addon.codec.formats.studio3ds import ids
 from addon.codec.formats.studio3ds.read import read
-from tests.blender.helpers import tiny_render
+from tests.blender.helpers import render_plane_from_above
 from tests.blender.test_3ds_textures import _map
 from tests.codec.fixtures_3ds import ASSETS, CUBE_POINTS, CUBE_TRIS, build, material, obj, trimesh
 
@@ -148,18 +148,7 @@ def _plane_render(tmp_path, flags) -> np.ndarray:
                         materials=[material("Mat", diffuse=DIFFUSE, extra=[_map(flags)])]))
     bpy.ops.wm.read_homefile(use_empty=True)
     bpy.ops.import_scene.studio3ds(filepath=str(f))
-    sc = bpy.context.scene
-    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-    cam.data.type, cam.data.ortho_scale = "ORTHO", 2.0
-    cam.location = (0.0, 0.0, 5.0)
-    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
-    sun.data.energy = 3.0
-    sun.rotation_euler = (0.7, 0.0, 0.0)                # slanted: no highlight straight back to the camera
-    sc.collection.objects.link(cam)
-    sc.collection.objects.link(sun)
-    sc.camera = cam
-    sc.view_settings.view_transform = "Standard"        # colours as they are (AgX would tint red orange)
-    return tiny_render(tmp_path, "CYCLES", 30, 4, f.stem)
+    return render_plane_from_above(tmp_path, f.stem)
 
 
 def test_a_decal_renders_the_material_colour_around_the_picture(clean, tmp_path):
