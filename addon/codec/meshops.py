@@ -30,8 +30,8 @@ from .scene import Mesh
 from .smoothing import smooth_normals
 
 __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_normals", "unit", "split_corners",
-           "representatives", "weld", "weld_ids", "weld_points", "weld_points_many", "weld_by_normals", "split_fan_points",
-           "split_vertices",
+           "representatives", "weld", "weld_ids", "weld_points", "weld_points_many", "weld_by_normals",
+           "split_fan_points", "split_vertices",
            "components", "Edges", "edge_pairs", "edge_sides", "face_of_corner", "fan_labels", "next_corner",
            "several_fans", "several_fans_by_sides", "split_fans", "triangle_starts",
            "GroupShading", "group_shading", "mixed_corners", "sharp_edges_by_sides", "sharp_from_groups",

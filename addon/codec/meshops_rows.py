@@ -16,7 +16,7 @@ import numpy as np
 
 _CHUNK = 1 << 15          # rows hashed at a time, so that a chunk stays in cache
 _ROUNDS = 5               # table rounds before the exact sort takes what is left
-_SORT_BELOW = 512          # so few rows left: sort them (a sort of void rows is slow: a table round is cheaper above this)
+_SORT_BELOW = 512         # so few rows left: sort them (a sort of void rows is slow: above this, a round is cheaper)
 _SPARE_BITS = 1           # table size: the next power of two above the rows, times 2 ** (this - 1)
 _MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
 

@@ -34,6 +34,8 @@ def weld_points_many(positions: list[np.ndarray]) -> list[tuple[np.ndarray, np.n
     (parallel.map_two): each batch is one table of all its rows with the array's number as one more
     column, so that numpy works in a few long loops. Many short ones would keep the two threads
     waiting for Python's lock, which numpy lets go of only inside a loop."""
+    if len({np.shape(p)[1:] for p in positions}) > 1:
+        raise ValueError("weld_points_many: the arrays differ in width")
     if len(positions) < 2:
         return [weld_points(p) for p in positions]
     sizes = np.cumsum([len(p) for p in positions])

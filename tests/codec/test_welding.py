@@ -269,6 +269,19 @@ def test_weld_points_joins_exactly_equal_rows_numbered_in_stored_order(rows):
         assert ids[0] == 0 and (np.diff(np.maximum.accumulate(ids)) <= 1).all()   # first seen, first numbered
 
 
+def test_weld_points_many_welds_each_array_alone():
+    rng = np.random.default_rng(7)
+    same = rng.integers(0, 30, (4000, 3)).astype(np.float32)
+    arrays = [same, same.copy(), np.zeros((0, 3), np.float32), np.array([[0.0, -0.0, 0], [0, 0, 0]], np.float32),
+              rng.integers(0, 5, (900, 3)).astype(np.float32)]       # equal rows in two arrays stay apart
+    for got, rows in zip(meshops.weld_points_many(arrays), arrays):
+        ids, first = got
+        np.testing.assert_array_equal(first[ids], _points_reference(rows))
+        assert (np.diff(first) > 0).all() and len(first) == len(set(_points_reference(rows).tolist()))
+    with pytest.raises(ValueError):
+        meshops.weld_points_many([same, np.zeros((3, 2), np.float32)])
+
+
 def test_weld_points_settles_rows_no_hash_tells_apart(monkeypatch):
     monkeypatch.setattr(meshops_rows, "_MIX", (0, 0, 0))            # every row in one slot, every round
     rows = np.random.default_rng(4).integers(0, 9, (3000, 3)).astype(np.float32)
