@@ -87,7 +87,8 @@ class TextureSlot:
     extension: str = "REPEAT"      # REPEAT, CLIP (no tiling: nothing outside), MIRROR, EXTEND
     alpha_source: bool = False     # the picture's alpha channel is what counts (opacity from alpha)
     ignore_alpha: bool = False     # the picture's alpha channel is not used: opaque wherever it lies
-    decal: bool = False            # the picture only where it lies (and through its alpha): the material's colour elsewhere
+    decal: bool = False            # over the material's colour: that shows through the picture's alpha (and
+    #                                around it when it does not tile)
     invert: bool = False           # the picture's colours inverted (a negative)
     # tint, applied after invert: 2 colours, the picture's brightness blends from the first to the second;
     # 3 colours, its red, green and blue scale the three, summed; () none

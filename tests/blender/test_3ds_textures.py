@@ -41,7 +41,8 @@ def _tex():
     return nt, next(n for n in nt.nodes if n.type == "TEX_IMAGE")
 
 
-@pytest.mark.parametrize("flags,extension", [(0, "REPEAT"), (0x10, "CLIP"), (0x11, "CLIP"), (0x1, "REPEAT"), (0x2, "MIRROR")])
+@pytest.mark.parametrize("flags,extension",
+                         [(0, "REPEAT"), (0x10, "CLIP"), (0x11, "CLIP"), (0x1, "REPEAT"), (0x2, "MIRROR")])
 def test_tiling_flags_set_the_image_extension(clean, tmp_path, flags, extension):
     bpy.ops.import_scene.studio3ds(filepath=str(_file(tmp_path, flags)))
     assert _tex()[1].extension == extension
