@@ -3,6 +3,7 @@
 and kept: starting a thread costs milliseconds on a busy machine."""
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence, TypeVar
 
@@ -10,14 +11,16 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _WORKER: ThreadPoolExecutor | None = None
+_LOCAL = threading.local()      # .busy: this thread is working through a map_two
 
 
 def map_two(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     """[fn(x) for x in items], on this thread and the worker, each taking the next item when it is
     free (a slow item does not hold the other thread up); an exception is raised here, the first
-    in item order, as the loop would raise it."""
+    in item order, as the loop would raise it. Called from inside another map_two, it runs as the
+    loop: the one worker may be the thread asking, and would wait for itself."""
     global _WORKER
-    if len(items) < 2:
+    if len(items) < 2 or getattr(_LOCAL, "busy", False):
         return [fn(x) for x in items]
     if _WORKER is None:
         _WORKER = ThreadPoolExecutor(1, thread_name_prefix="lgf-numpy")
@@ -26,11 +29,15 @@ def map_two(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     order = iter(range(len(items)))          # shared: next() on it is atomic under Python's lock
 
     def drain() -> None:
-        for k in order:
-            try:
-                results[k] = fn(items[k])
-            except Exception as e:              # noqa: BLE001  (raised below, in item order)
-                errors[k] = e
+        _LOCAL.busy = True
+        try:
+            for k in order:
+                try:
+                    results[k] = fn(items[k])
+                except Exception as e:          # noqa: BLE001  (raised below, in item order)
+                    errors[k] = e
+        finally:
+            _LOCAL.busy = False
 
     theirs = _WORKER.submit(drain)
     drain()

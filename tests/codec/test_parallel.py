@@ -35,3 +35,15 @@ def test_map_two_raises_the_first_error_in_item_order(bad):
     with pytest.raises(ValueError) as e:
         parallel.map_two(fn, list(range(6)))
     assert e.value.args[0] == min(bad)
+
+
+def test_map_two_inside_map_two_does_not_wait_for_itself():
+    import threading
+    done = []
+
+    def outer():
+        done.append(parallel.map_two(lambda x: sum(parallel.map_two(lambda y: x * y, [1, 2, 3])), list(range(6))))
+    t = threading.Thread(target=outer, daemon=True)
+    t.start()
+    t.join(10)
+    assert done == [[6 * x for x in range(6)]]       # a worker waiting for itself never finishes
