@@ -116,7 +116,8 @@ def weld(positions: np.ndarray, corners: np.ndarray, faces: np.ndarray,
 def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
     """For formats that store a vertex per (point, normal, UV): one vertex per point (equal in
     every shape key and skin weight too), the file's corner normals kept as custom normals
-    (exact) or as sharp edges where they differ across an edge, which Blender shades itself.
+    (exact) or as sharp edges where they differ across an edge, which Blender shades itself; then
+    a vertex per fan where faces meet at a point without an edge (split_fan_points).
     Returns how many corners' file normals the sharp edges cannot give (off by more than
     COS_OFF: the file's normals are not its faces' own, e.g. bent by hand), which `warnings` hears."""
     if not len(mesh.positions):
@@ -130,10 +131,18 @@ def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
         cols.append(np.asarray(v).reshape(len(mesh.positions), -1).astype(np.float32))
     corners, source = weld(np.hstack(cols), mesh.corners, mesh.faces)
     split_vertices(mesh, corners, source)
-    if exact or mesh.normals is None or len(mesh.normals) != len(mesh.corners):
-        return 0
+    e, off = None, 0
+    if not exact and mesh.normals is not None and len(mesh.normals) == len(mesh.corners):
+        e = edge_pairs(mesh.corners, next_corner(mesh.faces, len(mesh.corners)))
+        off = _sharp_from_normals(mesh, e, warnings)
+    split_fan_points(mesh, e)
+    return off
+
+
+def _sharp_from_normals(mesh, e, warnings) -> int:
+    """Sharp edges where the corner normals differ across an edge (`e`: edge_pairs); -> the corners
+    those cannot give their normal to, which `warnings` hears."""
     n = np.asarray(mesh.normals, np.float32)
-    e = edge_pairs(mesh.corners, next_corner(mesh.faces, len(mesh.corners)))
     # opposite windings: a meets b_next, a_next meets b
     other_a = np.where(e.flipped, e.b, e.b_next)
     other_an = np.where(e.flipped, e.b_next, e.b)
@@ -153,14 +162,15 @@ def weld_by_normals(mesh, exact: bool, warnings=None) -> int:
     return off
 
 
-def split_fan_points(mesh) -> int:
+def split_fan_points(mesh, edges=None) -> int:
     """Where faces meet at a welded point without sharing an edge, Cycles smooths across them (dark
     smears) though Blender's corner normals do not: give such a point a vertex per fan of faces, as
-    the 3DS import does. Corners keep their normals and sharp edges. Returns the vertices added."""
+    the 3DS import does. Corners keep their normals and sharp edges. edges: edge_pairs of the mesh,
+    when known. Returns the vertices added."""
     corners = np.asarray(mesh.corners)
     if not len(corners):
         return 0
-    e = edge_pairs(corners, next_corner(mesh.faces, len(corners)))
+    e = edges if edges is not None else edge_pairs(corners, next_corner(mesh.faces, len(corners)))
     if not several_fans(corners, e, len(mesh.positions)):
         return 0
     new_corners, source = split_fans(corners, fan_labels(len(corners), e), len(mesh.positions))

@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import animation
 from ...errors import Warnings
-from ...meshops import split_fan_points, weld_by_normals
+from ...meshops import weld_by_normals
 from ...scene import Animation, Armature, Bone as SBone, Channel, Marker, Mesh as SMesh, Node, Scene, ShapeKey, Skin
 from . import normals as ncodec
 from .conventions import FILE_NAME, SWAP, matrix_to_blender
@@ -316,7 +316,6 @@ class _Builder:
             for i, sm in enumerate(self.sc.meshes):
                 if i not in per_frame:
                     weld_by_normals(sm, self.options.normals == "EXACT", self.warnings)
-                    split_fan_points(sm)    # faces meeting at a point without an edge: Cycles smears
         self.animations()
         h = self.h
         model_wide = dict(self.model.extras)

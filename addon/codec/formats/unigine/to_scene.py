@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import axes
 from ...errors import FormatError, Warnings
-from ...meshops import split_fan_points, weld_by_normals
+from ...meshops import weld_by_normals
 from ...scene import Animation, Armature, Bone, Channel, Material, Mesh, Node, RestPose, Scene, ShapeKey, Skin
 from . import pose, tangent
 from .conventions import BASIS, COLOR_NAME, ORDER_PROP, SIGN_ATTR, TANGENT_ATTR, UV_NAMES, uv_to_blender
@@ -213,7 +213,6 @@ def mesh_to_scene(m: MeshFile, opts: ImportOptions, warnings: Warnings) -> Scene
             # coordinate vertices split where surfaces meet (and where an exporter split them for a
             # normal or UV): welded, with the file's tangent frames kept per corner for export
             weld_by_normals(mesh, opts.normals == "EXACT", warnings)
-            split_fan_points(mesh)          # faces meeting at a point without an edge: Cycles smears
         scene.meshes.append(mesh)
         scene.add_node(Node(mesh_name, "MESH", len(scene.meshes) - 1, parent=arm_node))
     each_alone(scene)
