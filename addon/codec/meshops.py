@@ -63,16 +63,17 @@ def triangulate(faces: np.ndarray, n_corners: int) -> tuple[np.ndarray, np.ndarr
     return np.stack([s, s + k + 1, s + k + 2], 1), face
 
 
-def vertex_normals(positions: np.ndarray, tri_vertices: np.ndarray, count: int | None = None) -> np.ndarray:
-    """(count, 3) float32 area-weighted sums of the face normals at each vertex (not unit length:
+def vertex_normals(positions: np.ndarray, tri_vertices: np.ndarray, face_n: np.ndarray | None = None) -> np.ndarray:
+    """(V, 3) float32 area-weighted sums of the face normals at each vertex (not unit length:
     `unit` them; a vertex no face uses, or only faces of zero area, stays zero). NaN positions
-    make NaN sums only at the vertices they touch."""
+    make NaN sums only at the vertices they touch. face_n: face_normals(positions, tri_vertices),
+    when the caller has them."""
     tris = np.asarray(tri_vertices, np.int64).reshape(-1, 3)
-    count = len(positions) if count is None else count
-    fn = face_normals(positions, tris) if len(tris) else np.zeros((0, 3), np.float32)
+    if face_n is None:
+        face_n = face_normals(positions, tris) if len(tris) else np.zeros((0, 3), np.float32)
     v = tris.reshape(-1)
-    rows = np.repeat(fn, 3, axis=0)
-    return np.stack([np.bincount(v, rows[:, c], minlength=count) for c in range(3)], 1).astype(np.float32)
+    rows = np.repeat(face_n, 3, axis=0)
+    return np.stack([np.bincount(v, rows[:, c], minlength=len(positions)) for c in range(3)], 1).astype(np.float32)
 
 
 def split_corners(record: np.ndarray, vertex: np.ndarray, within_vertex: bool = True

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...axes import inverse_or_identity
-from ...meshops import all_triangles, face_normals, split_corners, vertex_normals
+from ...meshops import all_triangles, split_corners, vertex_normals
 from ...scene import Mesh
 from .conventions import SIGN_ATTR, TANGENT_ATTR
 from ...meshops import cross as _cross
@@ -58,12 +58,14 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     has_tangents = TANGENT_ATTR in attrs or "tangent" in attrs
     if not (has_normals and has_tangents):
         tri_v = vertex.reshape(-1, 3)
-        face_n = face_normals(positions, tri_v)
+        p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
+        e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
+        face_n = _cross(e1, e2)                 # what face_normals gives, with e1, e2 kept for the tangents
     if has_normals:
         # normals take the inverse transpose: rows times inv(lin)
         normal = _transform(per_corner(np.asarray(mesh.normals, np.float32)), inverse_or_identity(lin))
     else:
-        normal = _normalize(vertex_normals(positions, tri_v))[vertex]
+        normal = _normalize(vertex_normals(positions, tri_v, face_n))[vertex]
     if has_tangents:
         mine = TANGENT_ATTR in attrs
         tan = _transform(per_corner(np.asarray(attrs[TANGENT_ATTR if mine else "tangent"], np.float32).reshape(-1, 3)),
@@ -75,8 +77,6 @@ def corner_frames(mesh: Mesh, positions: np.ndarray, tri_corners: np.ndarray, xf
     uvs = list(mesh.uv_layers.values())
     if not uvs:
         return normal, np.zeros_like(normal), np.ones(len(corner), np.float32)
-    p = np.asarray(positions, np.float32)[vertex].reshape(-1, 3, 3)
-    e1, e2 = p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]
     uv = per_corner(np.asarray(uvs[0], np.float32).reshape(-1, 2)).reshape(-1, 3, 2)
     d1, d2 = uv[:, 1] - uv[:, 0], uv[:, 2] - uv[:, 0]
     det = d1[:, 0] * d2[:, 1] - d2[:, 0] * d1[:, 1]
