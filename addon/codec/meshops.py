@@ -41,10 +41,7 @@ __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_norm
 
 def all_triangles(faces: np.ndarray, n_corners: int) -> bool:
     """Whether every face is a triangle, in corner order (then triangle k is corners 3k..3k+2)."""
-    starts = np.asarray(faces)
-    if len(starts) == 0 or n_corners != 3 * len(starts):
-        return False
-    return bool((np.diff(starts.astype(np.int64)) == 3).all()) and int(starts[0]) == 0
+    return len(faces) > 0 and triangle_starts(faces, n_corners)
 
 
 def triangulate(faces: np.ndarray, n_corners: int) -> tuple[np.ndarray, np.ndarray]:
@@ -98,7 +95,7 @@ def degenerate_faces(mesh: Mesh) -> np.ndarray:
     nc, nv, nf = len(mesh.corners), len(mesh.positions), len(mesh.faces)
     if nf == 0:
         return np.zeros(0, bool)
-    if nc == 3 * nf and np.array_equal(mesh.faces, np.arange(0, nc, 3)):
+    if triangle_starts(mesh.faces, nc):
         # triangles only (the usual case): three comparisons per face instead of a sort, in the
         # corners' own type, and the range check per face only when some index is out of range
         t = np.asarray(mesh.corners).reshape(-1, 3)
