@@ -5,7 +5,7 @@ import bpy
 import numpy as np
 
 from ..codec import meshops
-from ..codec.parallel import map_two, one_by_one
+from ..codec.parallel import map_two
 from ..codec.scene import Mesh
 from . import props
 
@@ -52,7 +52,7 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
     jobs = [k for k, m in enumerate(meshes) if m.smoothing is not None and len(m.smoothing) == len(m.faces)]
     args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in jobs]
     big = sum(len(m.corners) for m, _, _ in args) >= PARALLEL_CORNERS
-    plans = (map_two if big else one_by_one)(lambda a: _plan(*a), args)
+    plans = map_two(lambda a: _plan(*a), args, threaded=big)
     plan_of = dict(zip(jobs, plans))
     for k, (m, me) in enumerate(zip(meshes, built)):
         plan = plan_of.get(k)

@@ -9,7 +9,7 @@ from mathutils import Matrix
 
 from ..codec.meshops import make_safe
 from ..codec.option_rules import option
-from ..codec.parallel import map_two, one_by_one
+from ..codec.parallel import map_two
 from ..codec.scene import Scene
 from ..codec.scene_options import ImportContent
 from . import props
@@ -69,8 +69,8 @@ def build_scene(scene: Scene, options: BuildOptions = BuildOptions(), context=No
     # Blender crashes on some faces real files hold: repair first, warn once per mesh (numpy work:
     # two meshes at a time when they are big)
     big = sum(len(m.corners) for m in scene.meshes) >= PARALLEL_CORNERS
-    scene.warnings = list(scene.warnings) + [line for lines in (map_two if big else one_by_one)(
-        make_safe, scene.meshes) for line in lines]
+    scene.warnings = list(scene.warnings) + [line for lines in map_two(make_safe, scene.meshes, threaded=big)
+                                             for line in lines]
     images = [build_image(i) for i in scene.images]
     res.materials = [build_material(m, images) for m in scene.materials]
     res.meshes = build_meshes(scene.meshes, res.materials)

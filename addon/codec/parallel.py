@@ -14,13 +14,14 @@ _WORKER: ThreadPoolExecutor | None = None
 _LOCAL = threading.local()      # .busy: this thread is working through a map_two
 
 
-def map_two(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+def map_two(fn: Callable[[T], R], items: Sequence[T], threaded: bool = True) -> list[R]:
     """[fn(x) for x in items], on this thread and the worker, each taking the next item when it is
     free (a slow item does not hold the other thread up); an exception is raised here, the first
     in item order, as the loop would raise it. Called from inside another map_two, it runs as the
-    loop: the one worker may be the thread asking, and would wait for itself."""
+    loop: the one worker may be the thread asking, and would wait for itself. threaded=False: the
+    loop itself (work too small to hand over)."""
     global _WORKER
-    if len(items) < 2 or getattr(_LOCAL, "busy", False):
+    if not threaded or len(items) < 2 or getattr(_LOCAL, "busy", False):
         return [fn(x) for x in items]
     if _WORKER is None:
         _WORKER = ThreadPoolExecutor(1, thread_name_prefix="lgf-numpy")
@@ -45,8 +46,3 @@ def map_two(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     if errors:
         raise errors[min(errors)]
     return results
-
-
-def one_by_one(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """map_two's results on this thread alone (for work too small to hand over)."""
-    return [fn(x) for x in items]
