@@ -85,8 +85,7 @@ def split_corners(record: np.ndarray, vertex: np.ndarray, within_vertex: bool = 
     their first corner, then by first corner: a mesh whose corners agree within each vertex keeps
     its order. Equal means equal bytes (-0.0 and 0.0 differ; NaNs with equal bits are equal).
     Linear time: rows are hashed, never trusted without a byte comparison."""
-    return unique_in_order(record if isinstance(record, (list, tuple)) else np.asarray(record), vertex,
-                           within_vertex)
+    return unique_in_order(record, vertex, within_vertex)
 
 
 def degenerate_faces(mesh: Mesh) -> np.ndarray:

@@ -23,9 +23,7 @@ _MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB866
 
 def _words(record: np.ndarray) -> np.ndarray:
     """(N, W) uint32 holding each row's bytes (zero-padded to whole words)."""
-    record = np.ascontiguousarray(record)
-    raw = record.reshape(len(record), -1).view(np.uint8) if record.size else \
-        np.zeros((len(record), 0), np.uint8)
+    raw = _raw(record)
     width = raw.shape[1]
     if width % 4 == 0 and width:
         return raw.view(np.uint32)
