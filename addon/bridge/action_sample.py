@@ -155,11 +155,6 @@ def pose_trs(ob, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return loc, q, scale
 
 
-def pose_bases(ob, frames: np.ndarray) -> np.ndarray:
-    """(F, B, 4, 4) pose-bone matrix_basis at each frame, from the action's curves."""
-    return axes.compose(*pose_trs(ob, frames))          # every bone at once
-
-
 def plain_keys(key) -> bool:
     """Are a shape-key ID's values its action's curves alone (no drivers, no NLA playing)?"""
     anim = key.animation_data

@@ -143,12 +143,12 @@ def corner_edges(me) -> np.ndarray:
     return out
 
 
-def _set_sharp(me, sharp_corners, flat, edge_of=None, sharp_edges=None) -> None:
+def _set_sharp(me, sharp_corners, flat, sharp_edges=None) -> None:
     """Native smoothing: sharp edges (per corner, or per edge: sharp_edges) and flat faces, from
     which Blender derives the normals."""
     if sharp_edges is None:
         sharp_edges = np.zeros(len(me.edges), bool)
-        sharp_edges[(corner_edges(me) if edge_of is None else edge_of)[np.asarray(sharp_corners, bool)]] = True
+        sharp_edges[corner_edges(me)[np.asarray(sharp_corners, bool)]] = True
     add_attribute(me, "sharp_edge", "EDGE", sharp_edges)
     add_attribute(me, "sharp_face", "FACE", np.zeros(len(me.polygons), bool) if flat is None
                   else np.asarray(flat, bool))
