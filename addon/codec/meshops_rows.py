@@ -57,18 +57,19 @@ def _hash_rows(words: np.ndarray, seed: int) -> np.ndarray:
     return out
 
 
-def _first_in_slot(slot: np.ndarray, size: int) -> np.ndarray:
-    """The smallest row index holding each row's slot."""
+def _first_in_slot(slot: np.ndarray, size: int, none: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(the smallest row holding each of the `size` slots, `none` where no row does: left unset when
+    none is None; per row, the smallest row index holding its slot)."""
     rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)   # int32: half the traffic
-    table = np.empty(size, rows.dtype)
+    table = np.empty(size, rows.dtype) if none is None else np.full(size, none, rows.dtype)
     # assigned back to front, so the front-most row of each slot is written last
     table[slot[::-1]] = rows[::-1]
     holder = table[slot]
     if (holder > rows).any():       # an assignment order numpy does not promise: take the minimum exactly
-        table.fill(len(slot))
+        table.fill(len(slot) if none is None else none)
         np.minimum.at(table, slot, rows)
         holder = table[slot]
-    return holder
+    return table, holder
 
 
 def _exact(words: np.ndarray) -> np.ndarray:
@@ -106,7 +107,7 @@ def representatives(record: np.ndarray) -> np.ndarray:
         w = words if todo is None else words[todo]
         bits = max(4, int(count).bit_length() + _SPARE_BITS)
         slot = (_hash_rows(w, round_) >> np.uint64(64 - bits)).view(np.int64)
-        holder = _first_in_slot(slot, 1 << bits)
+        holder = _first_in_slot(slot, 1 << bits)[1]
         local = np.arange(count, dtype=holder.dtype)
         other = np.flatnonzero(holder != local)
         differ = other[~_equal_rows(w, other, holder[other])]     # a different row took the slot
@@ -223,19 +224,6 @@ def _in_vertex_order(first: np.ndarray, inverse: np.ndarray, vertex: np.ndarray)
 _PROBE = 1 << 12          # rows sampled to decide whether most rows repeat their vertex's first
 
 
-def _first_rows(vertex: np.ndarray, top: int, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """((top,) the first row of each vertex, n where none; (rows,) each row's vertex's first row)."""
-    head = np.full(top, n, vertex.dtype)
-    rows = np.arange(len(vertex), dtype=vertex.dtype)
-    head[vertex[::-1]] = rows[::-1]            # the last write wins: the first row
-    per_row = head[vertex]
-    if (per_row > rows).any():                 # an assignment order numpy does not promise
-        head.fill(n)
-        np.minimum.at(head, vertex, rows)
-        per_row = head[vertex]
-    return head, per_row
-
-
 def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     """unique_in_order when most rows equal the first row of their vertex (a smooth mesh): those
     join it by one comparison per word, and only the vertices' first rows and the rows that
@@ -246,7 +234,7 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         return None
     idx = np.int32 if n < 1 << 31 else np.int64           # 4-byte indices: half the memory traffic
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
-    probe = _first_rows(vertex[:_PROBE].astype(idx), top, _PROBE)[1]
+    probe = _first_in_slot(vertex[:_PROBE].astype(idx), top, _PROBE)[1]
     cols = rows.columns()
     agree = np.ones(_PROBE, bool)
     for col in cols:
@@ -256,7 +244,7 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     if not within_vertex and agree.sum() - np.count_nonzero(probe == np.arange(_PROBE)) < _PROBE // 2:
         return None                            # the heads and the rows that differ are most rows: plain hashing
     vertex = vertex.astype(idx)
-    head, per_row = _first_rows(vertex, top, n)
+    head, per_row = _first_in_slot(vertex, top, n)
     if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
         return _one_per_vertex(vertex, head, n)
     if within_vertex:                          # a head equals itself: kept as it is
