@@ -131,6 +131,7 @@ LOOK_BITS = DECAL | MIRROR | NEGATE | NO_TILE | ALPHA_SOURCE | TINT | IGNORE_ALP
 # tint colours when the flag is set without them: black to white, and pure red, green, blue (no change)
 TINT_DEFAULT = {"tint1": (0, 0, 0), "tint2": (255, 255, 255), "tint_r": (255, 0, 0), "tint_g": (0, 255, 0),
                 "tint_b": (0, 0, 255)}
+TINT_KEYS = {2: ("tint1", "tint2"), 3: ("tint_r", "tint_g", "tint_b")}     # by tint kind (map_look)
 TINT_CHUNKS = {"tint1": ids.MAT_MAP_COL1, "tint2": ids.MAT_MAP_COL2, "tint_r": ids.MAT_MAP_RCOL,
                "tint_g": ids.MAT_MAP_GCOL, "tint_b": ids.MAT_MAP_BCOL}
 
@@ -145,14 +146,17 @@ def map_look(flags: int) -> tuple:
     tint kind: 2 luminance / 3 RGB / 0 none, ignore alpha). Mirror tiles mirrored, no tiling clips;
     a decal (tiled or not) lays the picture over the material's colour."""
     ext = "MIRROR" if flags & MIRROR else "CLIP" if flags & NO_TILE else "REPEAT"
-    tint = 3 if flags & RGB_TINT else 2 if flags & TINT else 0
-    return (ext, bool(flags & ALPHA_SOURCE), bool(flags & DECAL), bool(flags & NEGATE), tint,
+    return (ext, bool(flags & ALPHA_SOURCE), bool(flags & DECAL), bool(flags & NEGATE), _tint_kind(flags),
             bool(flags & IGNORE_ALPHA))
+
+
+def _tint_kind(flags: int) -> int:
+    return 3 if flags & RGB_TINT else 2 if flags & TINT else 0
 
 
 def tint_colours(flags: int, extras: dict) -> tuple:
     """The slot's tint colours (0..1) from the flags and the colour chunks read into `extras`."""
-    keys = ("tint_r", "tint_g", "tint_b") if flags & RGB_TINT else ("tint1", "tint2") if flags & TINT else ()
+    keys = TINT_KEYS.get(_tint_kind(flags), ())
     return tuple(tuple(float(x) / 255.0 for x in extras.get("3ds_" + k, TINT_DEFAULT[k])) for k in keys)
 
 

@@ -9,7 +9,8 @@ from ...file_names import name_83
 from ...scene import Material, Scene
 from . import ids
 from .materials import (ALPHA_SOURCE, DECAL, FLAG_CHUNKS, IGNORE_ALPHA, LOOK_BITS, MATERIAL_DECAL, MIRROR, NEGATE,
-                        NO_TILE, PERCENT_CHUNKS, RGB_TINT, SLOT_KIND, TINT, TINT_CHUNKS, map_look)
+                        NO_TILE, PERCENT_CHUNKS, RGB_TINT, SLOT_KIND, TINT, TINT_CHUNKS, TINT_KEYS,
+                        map_look)
 from .model import Chunk
 
 KIND_TO_MAP = {v: k for k, v in SLOT_KIND.items()} | {"normal": "bump", "environment": "reflection"}
@@ -112,7 +113,7 @@ def flags_of(slot, material_decal: bool = False) -> int:
 def tint_chunks(slot) -> dict[str, tuple[int, int, int]]:
     """Colour chunk values by key: the file's, with the slot's tint colours where it has a tint."""
     out = {k: tuple(int(x) for x in slot.extras["3ds_" + k]) for k in TINT_CHUNKS if "3ds_" + k in slot.extras}
-    keys = {2: ("tint1", "tint2"), 3: ("tint_r", "tint_g", "tint_b")}.get(len(slot.tint), ())
+    keys = TINT_KEYS.get(len(slot.tint), ())
     for k, rgb in zip(keys, slot.tint):
         out[k] = tuple(int(round(min(max(float(x), 0.0), 1.0) * 255)) for x in rgb[:3])
     return out
