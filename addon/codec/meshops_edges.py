@@ -183,29 +183,39 @@ class Sides:
     """Blender's edges seen from their two sides (edge_sides)."""
     side: np.ndarray        # (2E,) the corner after the one that runs edge e up (2e) or down (2e + 1), or -1
     across: np.ndarray      # (C,) the corner across each corner's own edge, at its vertex; -1 at a border
-    after: np.ndarray       # (C,) the vertex at the far end of each corner's own edge
+    after: np.ndarray       # (C,) intp: the vertex at the far end of each corner's own edge
+    next: np.ndarray        # (C,) the next corner of each corner's face, in the type of `side`
 
 
-def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edges: int) -> Sides | None:
+def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edges: int,
+               triangles: bool = False) -> Sides | None:
     """Blender's edges (`edge_of`: its corner_edge) seen from their two sides, without a sort: a
     corner runs its edge up (from the lower vertex) or down; the two faces of a manifold edge with
     agreeing windings run it once each way. One scatter of the corners by side finds, for each
     corner, the other face's corner at the same vertex (the corner after the one running the other
     way). None when some side has two corners (an edge of three or more faces, or faces whose
-    windings disagree): edge_pairs decides then."""
+    windings disagree): edge_pairs decides then. triangles: every face a triangle, in order
+    (triangle_starts), which lets the far ends be read in order."""
     cv = np.asarray(corners)
-    after = np.take(cv, nxt)
-    key = np.left_shift(edge_of, 1, dtype=np.intp)          # intp: numpy converts other index types
+    after = np.empty(len(cv), np.intp)     # intp: numpy converts other index types at each scatter
+    if triangles:                          # three column copies: memory read in order, not gathered
+        a3, c3 = after.reshape(-1, 3), cv.reshape(-1, 3)
+        a3[:, 0], a3[:, 1], a3[:, 2] = c3[:, 1], c3[:, 2], c3[:, 0]
+    else:
+        after[:] = np.take(cv, nxt)
+    key = np.left_shift(edge_of, 1, dtype=np.intp)
     np.add(key, cv > after, out=key)
-    side = np.full(2 * n_edges, -1, np.int32 if len(cv) < 2 ** 31 else np.intp)
+    kind = np.int32 if len(cv) < 2 ** 31 else np.intp
+    nxt = nxt.astype(kind)                 # one conversion here, none in each scatter of it
+    side = np.full(2 * n_edges, -1, kind)
     side[key] = nxt
     if np.count_nonzero(side >= 0) != len(cv):     # two corners wrote one side
         return None
     np.bitwise_xor(key, 1, out=key)                # the other way along the same edge
-    return Sides(side, np.take(side, key), after)
+    return Sides(side, np.take(side, key), after, nxt)
 
 
-def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, sides: Sides, n_vertices: int) -> bool:
+def several_fans_by_sides(corners: np.ndarray, sides: Sides, n_vertices: int) -> bool:
     """several_fans for a mesh that edge_sides accepts. One walk per vertex, from a corner whose
     edge before it is a border if it has one; every vertex has one fan exactly when the walks meet
     every corner (a walk meets only its own fan). A walk that reaches a border goes on to its
@@ -215,6 +225,7 @@ def several_fans_by_sides(corners: np.ndarray, nxt: np.ndarray, sides: Sides, n_
     n = len(cv)
     if n == 0:
         return False
+    nxt = sides.next
     step = sides.across                             # changed in place: borders lead to their vertex's start
     tails = np.flatnonzero(step < 0)                # corners whose own edge is a border
     start = np.full(n_vertices, -1, step.dtype)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .meshops_edges import (Edges, Sides, edge_pairs, edge_sides, face_of_corner, fan_labels, next_corner,
-                            several_fans, several_fans_by_sides, split_fans)
+                            several_fans, several_fans_by_sides, split_fans, triangle_starts)
 
 
 def sharp_edges_by_sides(groups: np.ndarray, sides: Sides, faces: np.ndarray, n_corners: int
@@ -47,13 +47,13 @@ def group_shading(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray, n_
     would smooth across them), else the sharp edges and flat faces (when `sharp`). Blender-free,
     so that the bridge can run it for several meshes at once."""
     nxt = next_corner(faces, len(corners))
-    sides = edge_sides(corners, nxt, edge_of, n_edges)
+    sides = edge_sides(corners, nxt, edge_of, n_edges, triangles=triangle_starts(faces, len(corners)))
     edges = None
     if sides is None:                                 # edges of 3+ faces or disagreeing windings
         edges = edge_pairs(corners, nxt, edge_of)
         several = several_fans(corners, edges, n_vertices)
     else:
-        several = several_fans_by_sides(corners, nxt, sides, n_vertices)
+        several = several_fans_by_sides(corners, sides, n_vertices)
     if several:
         if edges is None:
             edges = edge_pairs(corners, nxt, edge_of)

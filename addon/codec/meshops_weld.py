@@ -30,18 +30,26 @@ def weld_points(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def weld_points_many(positions: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """[weld_points(p) for p in positions] (arrays of one width), in two batches, one per thread
-    (parallel.map_two): each batch is one table of all its rows with the array's number as one more
-    column, so that numpy works in a few long loops. Many short ones would keep the two threads
-    waiting for Python's lock, which numpy lets go of only inside a loop."""
+    """[weld_points(p) for p in positions] (arrays of one width), in batches of about BATCH_ROWS
+    rows shared by two threads (parallel.map_two): each batch is one table of its rows with the
+    array's number as one more column, so that numpy works in long loops (many short ones keep the
+    two threads waiting for Python's lock, which numpy lets go of only inside a loop), while each
+    batch's hash table still fits in the cache (larger ones made welding slower)."""
     if len({np.shape(p)[1:] for p in positions}) > 1:
         raise ValueError("weld_points_many: the arrays differ in width")
     if len(positions) < 2:
         return [weld_points(p) for p in positions]
-    sizes = np.cumsum([len(p) for p in positions])
-    half = int(np.searchsorted(sizes, sizes[-1] / 2)) + 1       # rows split about evenly
-    batches = [b for b in (positions[:half], positions[half:]) if b]
+    batches, rows = [[]], 0
+    for p in positions:
+        if rows >= BATCH_ROWS:
+            batches.append([])
+            rows = 0
+        batches[-1].append(p)
+        rows += len(p)
     return [out for batch in map_two(_weld_batch, batches) for out in batch]
+
+
+BATCH_ROWS = 1 << 16
 
 
 def _weld_batch(positions: list[np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:

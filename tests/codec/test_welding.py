@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from addon.codec import axes, meshops, meshops_rows
+from addon.codec import axes, meshops, meshops_rows, meshops_weld
 
 TETRA = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
 
@@ -169,10 +169,12 @@ def _several_by_sides(tris: np.ndarray):
     c = np.asarray(tris).ravel().astype(np.int32)
     edge_of, n_edges = _blender_edges(c)
     nxt = meshops.next_corner(np.arange(0, len(c), 3), len(c))
-    sides = meshops.edge_sides(c, nxt, edge_of, n_edges)
-    if sides is None:
-        return None
-    return meshops.several_fans_by_sides(c, nxt, sides, int(c.max()) + 1)
+    answers = set()
+    for triangles in (True, False):             # far ends read in order, or gathered as for polygons
+        sides = meshops.edge_sides(c, nxt, edge_of, n_edges, triangles=triangles)
+        answers.add(None if sides is None else meshops.several_fans_by_sides(c, sides, int(c.max()) + 1))
+    assert len(answers) == 1
+    return answers.pop()
 
 
 @pytest.mark.parametrize("tris,want", [
@@ -269,7 +271,9 @@ def test_weld_points_joins_exactly_equal_rows_numbered_in_stored_order(rows):
         assert ids[0] == 0 and (np.diff(np.maximum.accumulate(ids)) <= 1).all()   # first seen, first numbered
 
 
-def test_weld_points_many_welds_each_array_alone():
+@pytest.mark.parametrize("batch_rows", [meshops_weld.BATCH_ROWS, 1000])
+def test_weld_points_many_welds_each_array_alone(monkeypatch, batch_rows):
+    monkeypatch.setattr(meshops_weld, "BATCH_ROWS", batch_rows)      # 1000: one array per batch, several batches
     rng = np.random.default_rng(7)
     same = rng.integers(0, 30, (4000, 3)).astype(np.float32)
     arrays = [same, same.copy(), np.zeros((0, 3), np.float32), np.array([[0.0, -0.0, 0], [0, 0, 0]], np.float32),

@@ -103,7 +103,8 @@ def read_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict[
     faces = fc.data if fc is not None else np.zeros((0, 4), np.uint16)
     nf = len(faces)
     tris = np.empty((nf, 3), np.intp)            # intp: gathers through it need no conversion
-    tris[...] = faces[:, :3]                     # one pass, straight from the stored uint16
+    for j in range(3):                           # a column at a time: one long loop each (a row at a time,
+        tris[:, j] = faces[:, j]                 # numpy's casting loop would run once per face)
     if not nf or int(tris.max()) < nv:
         keep = slice(None)                       # the usual case: no copies through a mask
     else:

@@ -107,5 +107,7 @@ def evaluate(frames, values, ds, dd, t) -> np.ndarray:
 
 def track_curve(track, t) -> np.ndarray:
     """A Track's values at frames t, through its TCB curve."""
+    if len(track.frames) == 1:                  # held: no tangents to find (most static nodes' tracks)
+        return evaluate(track.frames, track.values, None, None, t)
     ds, dd = tangents(track.frames, track.values, track.tcb)
     return evaluate(track.frames, track.values, ds, dd, t)
