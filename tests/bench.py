@@ -11,7 +11,9 @@ itself uses; its ratio is printed too. Vertex-group weights have no bulk
 setter, so both import floors add them with one call per (bone, weight);
 nor a bulk getter, so both export floors read them with the one bulk pass
 Blender allows, the geometry-nodes copy that the bridge also uses
-(bridge/weights.py). Each figure is the best of three.
+(bridge/weights.py). Each figure is the best of three, and a row's figures are
+taken in turns (floor, attribute floor, ours; three rounds), so that a machine
+whose speed drifts over a minute slows each of them alike.
 
     python3 build.py bench [--quick] [bridge|parse|3ds|unreal|u3d|unigine|lgf ...]
 
@@ -38,16 +40,19 @@ ROWS: list[tuple[str, float, float]] = []
 TARGET = 2.0
 
 
-def best(fn, repeat: int = 3, setup=None) -> float:
-    times = []
+def best_in_turns(fns, repeat: int = 3, setup=None) -> list[float]:
+    """The best time of each function, run in turns (one of each per round): a ratio of two of
+    them then compares runs made under the same machine load."""
+    times = [[] for _ in fns]
     for _ in range(repeat):
-        if setup:
-            setup()
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+        for fn, out in zip(fns, times):
+            if setup:
+                setup()
+            gc.collect()
+            t = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t)
+    return [min(t) for t in times]
 
 
 def reset():
@@ -174,14 +179,14 @@ def bench_bridge(lgf, sizes) -> None:
     bridge = lgf.bridge
     for tris in sizes:
         scene = bench_data.grid_scene(tris)
-        floor = best(lambda: floor_build(scene), setup=reset)
-        fast = best(lambda: floor_build(scene, True), setup=reset)
-        t = best(lambda: bridge.build_scene(scene, bridge.BuildOptions(), bpy.context), setup=reset)
+        floor, fast, t = best_in_turns([lambda: floor_build(scene), lambda: floor_build(scene, True),
+                                        lambda: bridge.build_scene(scene, bridge.BuildOptions(), bpy.context)],
+                                       setup=reset)     # ours last: its objects stay for the export rows
         row(f"bridge import {tris // 1000}k tris", t, floor, fast)
         objs = list(bpy.data.objects)
-        floor, fast = best(lambda: floor_read(objs)), best(lambda: floor_read(objs, True))
         opts = bridge.CollectOptions(use_keyframes=False)
-        t = best(lambda: bridge.collect_scene(bpy.context, opts))
+        floor, fast, t = best_in_turns([lambda: floor_read(objs), lambda: floor_read(objs, True),
+                                        lambda: bridge.collect_scene(bpy.context, opts)])
         row(f"bridge export {tris // 1000}k tris", t, floor, fast)
 
 
@@ -193,13 +198,12 @@ def bench_format(lgf, label: str, scene, ext: str, import_op, export_op, codec_o
     src = out / f"bench{ext}"
     lgf.codec.save(scene, src, **(codec_opts or {}))
     reloaded = lgf.codec.load(src)       # the floor builds exactly what the file holds
-    floor = best(lambda: floor_build(reloaded), setup=reset)
-    fast = best(lambda: floor_build(reloaded, True), setup=reset)
-    t = best(lambda: import_op(filepath=str(src)), setup=reset)
+    floor, fast, t = best_in_turns([lambda: floor_build(reloaded), lambda: floor_build(reloaded, True),
+                                    lambda: import_op(filepath=str(src))], setup=reset)   # ours last, as above
     row(f"{label} import", t, floor, fast, target_fast)
     objs = list(bpy.data.objects)
-    floor, fast = best(lambda: floor_read(objs)), best(lambda: floor_read(objs, True))
-    t = best(lambda: export_op(filepath=str(out / f"back{ext}")))
+    floor, fast, t = best_in_turns([lambda: floor_read(objs), lambda: floor_read(objs, True),
+                                    lambda: export_op(filepath=str(out / f"back{ext}"))])
     row(f"{label} export", t, floor, fast)       # export: against its own (classic) floor
 
 
