@@ -60,11 +60,14 @@ _TRI_NEXT = np.zeros(0, np.intp)         # 1, 2, 0, 4, 5, 3...: a prefix serves 
 _TRI_NEXT_KEPT = 1 << 20                 # corners: 8 MB at most, kept between meshes
 
 
-def next_corner(faces: np.ndarray, n_corners: int) -> np.ndarray:
+def next_corner(faces: np.ndarray, n_corners: int, triangles: bool | None = None) -> np.ndarray:
     """(C,) intp: the next corner of each corner's face (wrapping to the face's first). Read-only
-    for triangles: a view of one kept array, so that a mesh costs no new array."""
+    for triangles: a view of one kept array, so that a mesh costs no new array. triangles:
+    triangle_starts(faces, n_corners), when the caller has it."""
     global _TRI_NEXT
-    if len(faces) and triangle_starts(faces, n_corners):
+    if triangles is None:
+        triangles = bool(len(faces)) and triangle_starts(faces, n_corners)
+    if len(faces) and triangles:
         if len(_TRI_NEXT) >= n_corners:
             return _TRI_NEXT[:n_corners]
         nxt = np.arange(1, n_corners + 1, dtype=np.intp)

@@ -46,8 +46,9 @@ def group_shading(corners: np.ndarray, faces: np.ndarray, groups: np.ndarray, n_
     corner_edge): the points where faces meet without an edge split (one vertex per fan: Cycles
     would smooth across them), else the sharp edges and flat faces (when `sharp`). Blender-free,
     so that the bridge can run it for several meshes at once."""
-    nxt = next_corner(faces, len(corners))
-    sides = edge_sides(corners, nxt, edge_of, n_edges, triangles=triangle_starts(faces, len(corners)))
+    triangles = triangle_starts(faces, len(corners))
+    nxt = next_corner(faces, len(corners), triangles)
+    sides = edge_sides(corners, nxt, edge_of, n_edges, triangles)
     edges = None
     if sides is None:                                 # edges of 3+ faces or disagreeing windings
         edges = edge_pairs(corners, nxt, edge_of)

@@ -37,11 +37,9 @@ def weld_points_many(positions: list[np.ndarray]) -> list[tuple[np.ndarray, np.n
     batch's hash table still fits in the cache (larger ones made welding slower)."""
     if len({np.shape(p)[1:] for p in positions}) > 1:
         raise ValueError("weld_points_many: the arrays differ in width")
-    if len(positions) < 2:
-        return [weld_points(p) for p in positions]
-    batches, rows = [[]], 0
+    batches, rows = [], 0
     for p in positions:
-        if rows >= BATCH_ROWS:
+        if not batches or rows >= BATCH_ROWS:
             batches.append([])
             rows = 0
         batches[-1].append(p)
