@@ -66,7 +66,7 @@ def next_corner(faces: np.ndarray, n_corners: int, triangles: bool | None = None
     triangle_starts(faces, n_corners), when the caller has it."""
     global _TRI_NEXT
     if triangles is None:
-        triangles = bool(len(faces)) and triangle_starts(faces, n_corners)
+        triangles = triangle_starts(faces, n_corners)
     if len(faces) and triangles:
         if len(_TRI_NEXT) >= n_corners:
             return _TRI_NEXT[:n_corners]
