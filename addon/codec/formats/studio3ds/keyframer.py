@@ -115,8 +115,13 @@ def order_parents_first(nodes: list[KfNode]) -> list[int]:
 # -- track values -------------------------------------------------------------
 def rotation_keys(track: Track) -> np.ndarray:
     """(N, 4) absolute quaternions (w, x, y, z) from delta keys, sign-continuous."""
-    v = np.nan_to_num(np.asarray(track.values, np.float64).reshape(-1, 4), nan=0.0, posinf=0.0, neginf=0.0)
-    return animation.continuous(_running_product(axes.axis_angle_to_quat(v[:, 1:4], -v[:, 0])))
+    return animation.continuous(_running_product(_turns(track.values)))
+
+
+def _turns(values) -> np.ndarray:
+    """(N, 4) quaternions of (angle, axis) keys, each on its own (rotation_keys chains them)."""
+    v = np.nan_to_num(np.asarray(values, np.float64).reshape(-1, 4), nan=0.0, posinf=0.0, neginf=0.0)
+    return axes.axis_angle_to_quat(v[:, 1:4], -v[:, 0])
 
 
 def _running_product(deltas: np.ndarray) -> np.ndarray:
@@ -192,8 +197,7 @@ def node_trs(node: KfNode, t=0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         loc = track_curve(tr, t)
     tr = node.tracks.get(ids.ROT_TRACK)
     if tr is not None and len(tr):
-        q = sample(tr.frames, rotation_keys(tr), t)
-        rot = q / np.linalg.norm(q, axis=-1, keepdims=True)
+        rot = _unit(sample(tr.frames, rotation_keys(tr), t))
     tr = node.tracks.get(ids.SCL_TRACK)
     if tr is not None and len(tr):
         scl = track_curve(tr, t)
@@ -211,6 +215,36 @@ def world_matrices(nodes: list[KfNode], t=0.0, locals_: list | None = None) -> l
     return out
 
 
+def _unit(q: np.ndarray) -> np.ndarray:
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
 def local_matrices(nodes: list[KfNode], t=0.0) -> list[np.ndarray]:
     """Each node's own T*R*S at frame(s) t."""
-    return [axes.compose(*node_trs(n, t)) for n in nodes]
+    if np.ndim(t) or not nodes:
+        return [axes.compose(*node_trs(n, t)) for n in nodes]
+    return list(axes.compose(*_trs_at(nodes, t)))
+
+
+def _trs_at(nodes: list[KfNode], t) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """node_trs of every node at one frame, as (N, 3), (N, 4), (N, 3) arrays. A one-key track (a
+    static node has only those) is its key, and its rotation is found with all the others at once:
+    per node, numpy's fixed cost per call would be most of the work."""
+    loc, scl = np.zeros((len(nodes), 3)), np.ones((len(nodes), 3))
+    rot = np.zeros((len(nodes), 4))
+    rot[:, 0] = 1.0
+    turns, turned = [], []
+    for i, node in enumerate(nodes):
+        for cid, out in ((ids.POS_TRACK, loc), (ids.SCL_TRACK, scl)):
+            tr = node.tracks.get(cid)
+            if tr is not None and len(tr):
+                out[i] = track_curve(tr, t)
+        tr = node.tracks.get(ids.ROT_TRACK)
+        if tr is not None and len(tr) == 1:
+            turns.append(np.reshape(tr.values, 4))
+            turned.append(i)
+        elif tr is not None and len(tr):
+            rot[i] = _unit(sample(tr.frames, rotation_keys(tr), t))
+    if turns:
+        rot[turned] = _unit(_turns(turns))
+    return loc, rot, scl
