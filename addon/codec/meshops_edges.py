@@ -56,26 +56,31 @@ def triangle_starts(faces: np.ndarray, n_corners: int) -> bool:
     return np.array_equal(f, np.arange(0, n_corners, 3, f.dtype if wide_enough else np.int64))
 
 
-_TRI_NEXT = np.zeros(0, np.intp)         # 1, 2, 0, 4, 5, 3...: a prefix serves any triangle mesh
-_TRI_NEXT_KEPT = 1 << 20                 # corners: 8 MB at most, kept between meshes
+_TRI_NEXT: dict = {}                     # per type: 1, 2, 0, 4, 5, 3...: a prefix serves any triangle mesh
+_TRI_NEXT_KEPT = 1 << 20                 # corners: 12 MB at most (intp and int32), kept between meshes
+
+
+def _triangle_next(n_corners: int, dtype) -> np.ndarray:
+    """next_corner of a triangle mesh in `dtype`, read-only: a view of one kept array."""
+    kept = _TRI_NEXT.get(np.dtype(dtype))
+    if kept is not None and len(kept) >= n_corners:
+        return kept[:n_corners]
+    nxt = np.arange(1, n_corners + 1, dtype=dtype)
+    nxt.reshape(-1, 3)[:, 2] -= 3
+    nxt.flags.writeable = False
+    if n_corners <= _TRI_NEXT_KEPT:
+        _TRI_NEXT[np.dtype(dtype)] = nxt
+    return nxt
 
 
 def next_corner(faces: np.ndarray, n_corners: int, triangles: bool | None = None) -> np.ndarray:
     """(C,) intp: the next corner of each corner's face (wrapping to the face's first). Read-only
     for triangles: a view of one kept array, so that a mesh costs no new array. triangles:
     triangle_starts(faces, n_corners), when the caller has it."""
-    global _TRI_NEXT
     if triangles is None:
         triangles = triangle_starts(faces, n_corners)
     if len(faces) and triangles:
-        if len(_TRI_NEXT) >= n_corners:
-            return _TRI_NEXT[:n_corners]
-        nxt = np.arange(1, n_corners + 1, dtype=np.intp)
-        nxt.reshape(-1, 3)[:, 2] -= 3
-        nxt.flags.writeable = False
-        if n_corners <= _TRI_NEXT_KEPT:
-            _TRI_NEXT = nxt
-        return nxt
+        return _triangle_next(n_corners, np.intp)
     nxt = np.arange(1, n_corners + 1, dtype=np.intp)
     if len(faces):
         starts = np.asarray(faces, np.intp)
@@ -209,7 +214,8 @@ def edge_sides(corners: np.ndarray, nxt: np.ndarray, edge_of: np.ndarray, n_edge
     key = np.left_shift(edge_of, 1, dtype=np.intp)
     np.add(key, cv > after, out=key)
     kind = np.int32 if len(cv) < 2 ** 31 else np.intp
-    nxt = nxt.astype(kind)                 # one conversion here, none in each scatter of it
+    # in the table's type: none of numpy's conversions in each scatter of it
+    nxt = _triangle_next(len(cv), kind) if triangles else nxt.astype(kind)
     side = np.full(2 * n_edges, -1, kind)
     side[key] = nxt
     if np.count_nonzero(side >= 0) != len(cv):     # two corners wrote one side
