@@ -3,7 +3,8 @@
 The floor of a row is the bare numpy + foreach_set (import) or foreach_get
 (export) of the same arrays, measured in the same run, through the classic
 mesh collections (vertices.co, loops.vertex_index, polygons.loop_start,
-uv_layers, corner_normals), as the issues define it. The goal is a ratio of
+uv_layers, corner_normals), as the issues define it; index arrays go to those
+unsigned properties as uint32, the one type Blender copies in bulk. The goal is a ratio of
 at most 2.0 against it (for .3ds import, against the attribute floor below, as issue 11 sets it:
 positions, corners, UVs and material indices, no custom normals). A second, stricter floor moves positions, corners
 and UVs through the attribute API (one memory copy each), which the bridge
@@ -76,8 +77,8 @@ def floor_build(scene, fast: bool = False) -> None:
             me.attributes[".corner_vert"].data.foreach_set("value", m.corners.astype(np.int32))
         else:
             me.vertices.foreach_set("co", m.positions.ravel())
-            me.loops.foreach_set("vertex_index", m.corners.astype(np.int32))
-        me.polygons.foreach_set("loop_start", m.faces.astype(np.int32))
+            me.loops.foreach_set("vertex_index", m.corners.astype(np.uint32))
+        me.polygons.foreach_set("loop_start", m.faces.astype(np.uint32))     # unsigned: one copy (a signed type goes item by item)
         for name, uv in m.uv_layers.items():
             me.uv_layers.new(name=name, do_init=False).uv.foreach_set("vector", uv.ravel())
         if m.face_material is not None and len(m.materials) > 1:
@@ -136,8 +137,8 @@ def floor_read(objects, fast: bool = False) -> None:
         me = ob.data
         V, L = len(me.vertices), len(me.loops)
         co = np.empty(V * 3, np.float32)
-        vi = np.empty(L, np.int32)
-        ls = np.empty(len(me.polygons), np.int32)
+        vi = np.empty(L, np.int32 if fast else np.uint32)      # the attribute is signed, the loops' property not
+        ls = np.empty(len(me.polygons), np.uint32)
         if fast:
             me.attributes["position"].data.foreach_get("vector", co)
             me.attributes[".corner_vert"].data.foreach_get("value", vi)

@@ -11,7 +11,7 @@ from ..codec.meshops import next_corner
 from . import props
 from .animation_bake import bake
 from .material_build import collect_material
-from .mesh_build import corner_edges
+from .mesh_build import corner_edges, get_indices
 from .scope import CONVERTED, CollectOptions, local_matrix, matrix_array, objects_in_scope
 from .weights import weight_triples
 from .world import collect_world
@@ -173,27 +173,20 @@ def read_mesh(me, triangulate: bool, tangents: bool = False, tangents_kept_as: s
     if triangulate and L != 3 * P:
         me.calc_loop_triangles()
         T = len(me.loop_triangles)
-        tri_loops = np.empty(T * 3, np.int32)
-        me.loop_triangles.foreach_get("loops", tri_loops)
-        tri_poly = np.empty(T, np.int32)
-        me.loop_triangles.foreach_get("polygon_index", tri_poly)
-        corner_src, face_src = tri_loops, tri_poly
+        corner_src = get_indices(me.loop_triangles, "loops", T * 3)
+        face_src = get_indices(me.loop_triangles, "polygon_index", T)
         starts = np.arange(0, T * 3, 3, dtype=np.uint32)
     else:
         corner_src = slice(None)     # already triangles, or polygons wanted: no reindexing
         face_src = slice(None)
-        starts = np.empty(P, np.int32)
-        me.polygons.foreach_get("loop_start", starts)
-        starts = starts.astype(np.uint32)
+        starts = get_indices(me.polygons, "loop_start", P).view(np.uint32)
     m = Mesh(name=me.name, positions=pos, corners=loop_vert[corner_src].astype(np.uint32),
              faces=starts, normals=normals[corner_src], face_material=mat_index[face_src])
     _read_sharp(me, m, corner_src, face_src, L, P)
     kept = me.attributes.get(tangents_kept_as) if tangents_kept_as else None
     if tangents and me.uv_layers and L and (kept is None or kept.domain != "CORNER"):
         # MikkTSpace from the active UV map; it needs faces of 3 or 4 corners
-        sizes = np.empty(P, np.int32)
-        me.polygons.foreach_get("loop_total", sizes)
-        if sizes.max() <= 4:
+        if get_indices(me.polygons, "loop_total", P).max() <= 4:
             me.calc_tangents(uvmap=me.uv_layers[0].name)
             tan = np.empty(L * 3, np.float32)
             me.loops.foreach_get("tangent", tan)
@@ -239,9 +232,7 @@ def _read_sharp(me, m: Mesh, corner_src, face_src, L: int, P: int) -> None:
     if isinstance(corner_src, slice):
         m.sharp_edges = sharp
         return
-    starts = np.empty(P, np.int32)
-    me.polygons.foreach_get("loop_start", starts)
-    loop_next = next_corner(starts, L)
+    loop_next = next_corner(get_indices(me.polygons, "loop_start", P), L)
     tri = np.asarray(corner_src, np.int64).reshape(-1, 3)
     after = np.roll(tri, -1, axis=1)
     m.sharp_edges = (sharp[tri] & (loop_next[tri] == after)).ravel()

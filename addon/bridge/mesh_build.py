@@ -107,9 +107,11 @@ def _new_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
     if len(pos):                     # an empty mesh has no position attribute yet
         me.attributes["position"].data.foreach_set("vector", pos.ravel())
     corner_vert = me.attributes.get(".corner_vert")
-    (corner_vert.data if corner_vert is not None else me.loops).foreach_set(
-        "value" if corner_vert is not None else "vertex_index", corners)
-    me.polygons.foreach_set("loop_start", starts)
+    if corner_vert is not None:
+        corner_vert.data.foreach_set("value", corners)
+    else:
+        set_indices(me.loops, "vertex_index", corners)
+    set_indices(me.polygons, "loop_start", starts)
 
     for name, uv in m.uv_layers.items():
         layer = me.uv_layers.new(name=name, do_init=False)
@@ -134,13 +136,28 @@ def _new_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
 
 def corner_edges(me) -> np.ndarray:
     """(C,) Blender's edge index of the edge from each corner to the next one of its face."""
-    out = np.empty(len(me.loops), np.int32)
     attr = me.attributes.get(".corner_edge")
-    if attr is not None:
-        attr.data.foreach_get("value", out)
-    else:
-        me.loops.foreach_get("edge_index", out)
+    if attr is None:
+        return get_indices(me.loops, "edge_index", len(me.loops))
+    out = np.empty(len(me.loops), np.int32)
+    attr.data.foreach_get("value", out)
     return out
+
+
+# Blender's mesh index properties (loop_start, loop_total, vertex_index, edge_index, the loop
+# triangles' loops...) are unsigned: foreach_get/foreach_set copy a uint32 buffer in one go, and
+# take any other type item by item through Python objects, about 100 times slower.
+
+def set_indices(collection, key: str, values: np.ndarray) -> None:
+    """foreach_set of an index property from int32 or uint32 values below 2 ** 31."""
+    collection.foreach_set(key, _int32(values).view(np.uint32))
+
+
+def get_indices(collection, key: str, count: int) -> np.ndarray:
+    """(count,) int32: foreach_get of an index property."""
+    out = np.empty(count, np.uint32)
+    collection.foreach_get(key, out)
+    return out.view(np.int32)
 
 
 def _set_sharp(me, sharp_corners, flat, sharp_edges=None) -> None:
