@@ -16,6 +16,9 @@ LAYERED = bpy.app.version >= (4, 4, 0)
 
 _INTERP = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
 _FREE = 0          # keyframe handle type enum: FREE, ALIGNED, VECTOR, AUTO, AUTO_CLAMPED
+# A keyframe's enums are bytes: foreach_get/foreach_set copy a uint8 buffer in bulk, and take any
+# other type item by item through Python objects (5 to 7 times slower).
+KEY_ENUM = np.uint8
 
 
 def _slot_for(action, owner):
@@ -85,9 +88,9 @@ def add_curve(bag, data_path: str, index: int, frames: np.ndarray, values: np.nd
     co[:, 0] = frames
     co[:, 1] = values
     fc.keyframe_points.foreach_set("co", co.ravel())
-    fc.keyframe_points.foreach_set("interpolation", np.full(n, _INTERP.get(interpolation, 1), np.int32))
+    fc.keyframe_points.foreach_set("interpolation", np.full(n, _INTERP.get(interpolation, 1), KEY_ENUM))
     if handles is not None:
-        free = np.full(n, _FREE, np.int32)
+        free = np.full(n, _FREE, KEY_ENUM)
         fc.keyframe_points.foreach_set("handle_left_type", free)
         fc.keyframe_points.foreach_set("handle_right_type", free)
         h = np.asarray(handles, np.float32)

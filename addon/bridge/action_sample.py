@@ -9,6 +9,7 @@ import numpy as np
 
 from ..codec import axes
 from . import action_api
+from .action_api import KEY_ENUM
 
 _CONSTANT, _LINEAR = 0, 1
 TRANSFORM_PATHS = ("location", "rotation_quaternion", "rotation_euler", "rotation_axis_angle", "scale", "delta_")
@@ -104,10 +105,10 @@ def read_already(fc) -> np.ndarray | None:
 
 
 def read_keys(fc) -> tuple[np.ndarray, np.ndarray]:
-    """(N, 2) float32 key (frame, value) and (N,) int32 interpolation, read once per take."""
+    """(N, 2) float32 key (frame, value) and (N,) uint8 interpolation, read once per take."""
     kind = _KINDS.get(fc.as_pointer())
     if kind is None:
-        kind = _KINDS[fc.as_pointer()] = np.empty(len(fc.keyframe_points), np.int32)
+        kind = _KINDS[fc.as_pointer()] = np.empty(len(fc.keyframe_points), KEY_ENUM)
         fc.keyframe_points.foreach_get("interpolation", kind)
     return read_co(fc), kind
 

@@ -1,6 +1,7 @@
-"""Mesh index arrays move in one copy: Blender's index properties are unsigned, and foreach_get /
-foreach_set copy a buffer in bulk only when its type matches (any other goes item by item through
-Python, about 100 times slower: 60 ms of a 1M-triangle import's loop starts)."""
+"""Index arrays and keyframe enums move in one copy: foreach_get / foreach_set copy a buffer in bulk
+only when its type matches the property's (any other goes item by item through Python, about 100
+times slower: 60 ms of a 1M-triangle import's loop starts). Blender's mesh index properties are
+unsigned ints, a keyframe's enums bytes."""
 import importlib
 
 import numpy as np
@@ -87,3 +88,23 @@ def test_the_bridge_hands_index_properties_the_one_type_blender_copies_in_one_go
     assert np.array_equal(mesh_build.get_indices(loops, "vertex_index", 24), np.arange(24))
     assert polygons.formats + loops.formats == ["I", "I", "I"]
 
+
+
+@pytest.mark.parametrize("name", ["interpolation", "handle_left_type", "handle_right_type"])
+def test_keyframe_enums_are_copied_in_one_go_only_as_bytes(clean, lgf, name):
+    api = importlib.import_module(lgf.__name__ + ".bridge.action_api")
+    ob = bpy.data.objects.new("keyed", None)
+    clean.scene.collection.objects.link(ob)
+    action = bpy.data.actions.new("keys")
+    api.assign(ob, action)
+    api.add_curve(api.channels(action, ob), "location", 0, np.arange(8.0), np.zeros(8), "BEZIER",
+                  handles=np.zeros((8, 2, 2)))
+    points = api.curves_of(action)[0].keyframe_points
+    assert api.KEY_ENUM == np.uint8
+    out = counted(np.full(len(points), 99, api.KEY_ENUM))
+    points.foreach_get(name, out)
+    assert Counted.items == 0
+    assert set(out) == ({2} if name == "interpolation" else {0})         # BEZIER; FREE handles
+    wide = counted(np.zeros(len(points), np.int32))
+    points.foreach_get(name, wide)
+    assert Counted.items > 0 and np.array_equal(wide, out)
