@@ -206,6 +206,22 @@ def test_editing_the_sharp_edges_rebuilds_the_groups(clean, tmp_path):
     assert (g == 0).all() or len(set(g.tolist())) > 1
 
 
+def test_making_a_face_of_a_smooth_model_flat_rebuilds_the_groups(clean, tmp_path):
+    """One group on every face, no sharp edge: only the flat face tells the edit apart."""
+    p, t = unwelded(CUBE_POINTS, CUBE_TRIS)
+    f = tmp_path / "cube.3ds"
+    f.write_bytes(build([obj("Cube", trimesh(p, t, groups=np.ones(12, np.uint32)))]))
+    (ob,) = _import(f)
+    flat = np.zeros(len(ob.data.polygons), bool)
+    flat[3] = True
+    ob.data.attributes["sharp_face"].data.foreach_set("value", flat)
+    ob.data.update()
+    out = tmp_path / "back.3ds"
+    bpy.ops.export_scene.studio3ds(filepath=str(out))
+    g = _faces(out)["Cube"][2]
+    assert g[3] == 0 and (np.delete(g, 3) != 0).all()
+
+
 def _render(path, tmp_path, engine="CYCLES", **kw) -> np.ndarray:
     """A tiny render of the file's meshes, seen from above the touching point, lit from the camera."""
     bpy.ops.wm.read_homefile(use_empty=True)

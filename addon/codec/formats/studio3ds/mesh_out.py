@@ -60,6 +60,11 @@ def _sharp_agrees(mesh: Mesh, groups: np.ndarray, vert: np.ndarray, corner_of, f
     three faces, as sharp whatever it is marked."""
     if mesh.sharp_edges is None or len(mesh.sharp_edges) != len(mesh.corners):
         return None
+    given = np.asarray(mesh.sharp_edges, bool)[corner_of]
+    if len(groups) and groups[0] and (groups == groups[0]).all() and not given.any():
+        # one group on every face (a smooth model, the usual case) gives no sharp edge nor flat face:
+        # nothing to compare edge by edge
+        return mesh.sharp_faces is None or not np.asarray(mesh.sharp_faces, bool)[face_of_tri].any()
     faces = np.arange(0, len(vert), 3)
     edges = meshops.edge_pairs(vert, meshops.next_corner(faces, len(vert)))
     sharp, flat = meshops.sharp_from_groups(groups, faces, len(vert), edges)
@@ -67,7 +72,6 @@ def _sharp_agrees(mesh: Mesh, groups: np.ndarray, vert: np.ndarray, corner_of, f
         return False
     smooth = edges.manifold & ~flat[edges.a // 3] & ~flat[edges.b // 3]
     counted = np.concatenate([edges.a[smooth], edges.b[smooth]])
-    given = np.asarray(mesh.sharp_edges, bool)[corner_of]
     return bool(np.array_equal(given[counted], sharp[counted]))
 
 
