@@ -5,7 +5,7 @@ import bpy
 import numpy as np
 
 from ..codec import meshops
-from ..codec.parallel import map_two
+from ..codec.parallel import PARALLEL_CORNERS, map_two
 from ..codec.scene import Mesh
 from . import props
 
@@ -71,9 +71,6 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
             me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
         props.store(me, m.extras)
     return built
-
-
-PARALLEL_CORNERS = 100_000      # below this, handing work to the other thread costs more than it gives
 
 
 def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:

@@ -9,13 +9,13 @@ from mathutils import Matrix
 
 from ..codec.meshops import make_safe
 from ..codec.option_rules import option
-from ..codec.parallel import map_two
+from ..codec.parallel import PARALLEL_CORNERS, map_two
 from ..codec.scene import Scene
 from ..codec.scene_options import ImportContent
 from . import props
 from .animation_build import build_animations
 from .material_build import build_image, build_material
-from .mesh_build import PARALLEL_CORNERS, add_shape_keys, add_skin, build_meshes
+from .mesh_build import add_shape_keys, add_skin, build_meshes
 from .world import build_world
 
 

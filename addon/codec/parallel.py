@@ -10,6 +10,8 @@ from typing import Callable, Sequence, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+PARALLEL_CORNERS = 100_000      # corners of all meshes: below this, handing work to the other thread costs more than it gives
+
 _WORKER: ThreadPoolExecutor | None = None
 _LOCAL = threading.local()      # .busy: this thread is working through a map_two
 

@@ -134,6 +134,26 @@ def test_assimp_counts_objects_and_triangles_of_a_generated_scene(tmp_path):
     assert c["Faces"] == 12 + 5                # instances share the cube's 12 faces
 
 
+def test_meshes_converted_two_at_a_time_write_the_bytes_one_at_a_time_writes(monkeypatch):
+    sc = Scene()
+    for k in range(5):                        # distinct meshes, one of them under a mirroring node
+        m = Mesh.from_triangles(f"Part{k}", CUBE_POINTS * (k + 1), CUBE_TRIS[: 12 - k])
+        m.uv_layers["UVMap"] = np.random.default_rng(k).random((len(m.corners), 2)).astype(np.float32)
+        sc.meshes.append(m)
+        sc.nodes.append(Node(name=f"Part{k}", kind="MESH", data=k, matrix=np.diag([-1.0 if k == 2 else 1.0, 1, 1, 1])))
+    monkeypatch.setattr(export_mod, "PARALLEL_CORNERS", 10 ** 12)
+    alone, _ = export(sc)
+    monkeypatch.setattr(export_mod, "PARALLEL_CORNERS", 0)
+    calls = []
+    real = export_mod.map_two
+    monkeypatch.setattr(export_mod, "map_two", lambda fn, items, threaded=True: calls.append(threaded) or real(fn, items, threaded))
+    together, _ = export(sc)
+    assert calls == [True] and together == alone
+    objects = parse(together).editor().find_all(ids.OBJECT)
+    assert [(o.data, len(o.find(ids.N_TRI_OBJECT).find(ids.FACE_ARRAY).data)) for o in objects] == \
+        [(f"Part{k}", 12 - k) for k in range(5)]
+
+
 def test_instances_are_written_once_with_instance_names():
     data, _ = export(three_cubes())
     m = parse(data)

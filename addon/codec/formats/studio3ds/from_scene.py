@@ -18,6 +18,7 @@ import numpy as np
 
 from ... import animation, axes
 from ...errors import Warnings
+from ...parallel import PARALLEL_CORNERS, map_two
 from ...scene import Animation, Channel, Node, Scene
 from . import ids
 from .camlight import ENERGY_PER_MULTIPLIER, lens_3ds
@@ -193,6 +194,12 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
     flipped = {i for i, n in enumerate(scene.nodes) if n.kind == "MESH" and n.data in mesh_world
                and np.linalg.det(mesh_world[n.data][:3, :3]) < 0}
     worlds_3ds = [w @ X_FLIP if i in flipped else w for i, w in enumerate(worlds)]
+    # each mesh's chunks, two meshes at a time (numpy work, the most of a big export's)
+    written = list(mesh_world)
+    mesh_parts = dict(zip(written, map_two(
+        lambda d: mesh_chunks(scene.meshes[d], mesh_world[d], [mat_names[s] if 0 <= s < len(mat_names) else ""
+                                                              for s in scene.meshes[d].materials]),
+        written, threaded=sum(len(scene.meshes[d].corners) for d in written) >= PARALLEL_CORNERS)))
 
     def parent_of(i: int) -> tuple[int, np.ndarray, bool]:
         p = scene.nodes[i].parent
@@ -213,8 +220,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         if node.kind == "MESH" and 0 <= node.data < len(scene.meshes):
             mesh = scene.meshes[node.data]
             if node.data not in mesh_object:
-                parts = mesh_chunks(mesh, mesh_world[node.data], [mat_names[s] if 0 <= s < len(mat_names) else ""
-                                                                  for s in mesh.materials])
+                parts = mesh_parts[node.data]
                 if len(parts) > 1:
                     warnings.warn(f"mesh {mesh.name!r} has more than 65535 vertices or faces: "
                                   f"written as {len(parts)} objects")
