@@ -194,8 +194,10 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
     flipped = {i for i, n in enumerate(scene.nodes) if n.kind == "MESH" and n.data in mesh_world
                and np.linalg.det(mesh_world[n.data][:3, :3]) < 0}
     worlds_3ds = [w @ X_FLIP if i in flipped else w for i, w in enumerate(worlds)]
-    # each mesh's chunks, two meshes at a time (numpy work, the most of a big export's)
-    written = list(mesh_world)
+    # the chunks of each mesh the loop below writes, two meshes at a time (numpy work, the most of a
+    # big export's)
+    written = list(dict.fromkeys(scene.nodes[i].data for i in order if i not in targets
+                                 and scene.nodes[i].kind == "MESH" and scene.nodes[i].data in mesh_world))
     mesh_parts = dict(zip(written, map_two(
         lambda d: mesh_chunks(scene.meshes[d], mesh_world[d], [mat_names[s] if 0 <= s < len(mat_names) else ""
                                                               for s in scene.meshes[d].materials]),
