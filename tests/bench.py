@@ -4,7 +4,8 @@ The floor of a row is the bare numpy + foreach_set (import) or foreach_get
 (export) of the same arrays, measured in the same run, through the classic
 mesh collections (vertices.co, loops.vertex_index, polygons.loop_start,
 uv_layers, corner_normals), as the issues define it; index arrays go to those
-unsigned properties as uint32, the one type Blender copies in bulk. The goal is a ratio of
+unsigned properties as uint32, the one type Blender copies in bulk (a signed
+type goes item by item through Python). The goal is a ratio of
 at most 2.0 against it (for .3ds import, against the attribute floor below, as issue 11 sets it:
 positions, corners, UVs and material indices, no custom normals). A second, stricter floor moves positions, corners
 and UVs through the attribute API (one memory copy each), which the bridge

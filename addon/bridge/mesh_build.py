@@ -74,8 +74,8 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
 
 
 def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:
-    """(corners, face starts) as int32, the only index type Blender takes (the Scene's uint32
-    indices are the same bits below 2**31: a view, no copy)."""
+    """(corners, face starts) as int32, the attribute API's index type (the Scene's uint32 indices
+    are the same bits below 2**31: a view, no copy; set_indices hands them on as uint32)."""
     return _int32(m.corners), _int32(m.faces)
 
 
