@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...parallel import PARALLEL_CORNERS, map_two
+
 V2_LAT, V2_LON = 20860.12008, 10430.06004          # radians -> short
 V1_LAT, V1_LON = 1.0 / 0.0494739, 1.0 / 0.02473695  # radians -> char
 
@@ -40,11 +42,13 @@ BLOCK = 1 << 15       # normals per step: a step's temporaries stay in the CPU c
 def encode_xyz(x: np.ndarray, y: np.ndarray, z: np.ndarray, v1: bool = False) -> np.ndarray:
     """encode() of the normals with these float32 components, as (V,) arrays (views are fine).
 
-    encode()'s float32 operations, bit for bit, in cache-sized blocks (a mesh has millions)."""
+    encode()'s float32 operations, bit for bit, in cache-sized blocks (a mesh has millions), two
+    blocks at a time (parallel.map_two)."""
     lat_k, lon_k, lim, dt = (V1_LAT, V1_LON, 127, np.int8) if v1 else (V2_LAT, V2_LON, 32767, np.int16)
     out = np.empty((len(x), 2), dt)
-    for s in range(0, len(x), BLOCK):
-        _encode_block(x[s:s + BLOCK], y[s:s + BLOCK], z[s:s + BLOCK], out[s:s + BLOCK], lat_k, lon_k, lim)
+    map_two(lambda s: _encode_block(x[s:s + BLOCK], y[s:s + BLOCK], z[s:s + BLOCK], out[s:s + BLOCK],
+                                    lat_k, lon_k, lim),
+            range(0, len(x), BLOCK), threaded=len(x) >= PARALLEL_CORNERS)
     return out
 
 
