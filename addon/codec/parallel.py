@@ -48,3 +48,9 @@ def map_two(fn: Callable[[T], R], items: Sequence[T], threaded: bool = True) -> 
     if errors:
         raise errors[min(errors)]
     return results
+
+
+def in_blocks(fn: Callable[[int], None], count: int, size: int) -> None:
+    """fn(start) for each block of `size` of `count` rows, two blocks at a time from PARALLEL_CORNERS
+    rows on (each block writes only its own rows of the output)."""
+    map_two(fn, range(0, count, size), threaded=count >= PARALLEL_CORNERS)

@@ -1,6 +1,7 @@
 """parallel.map_two: the same results, in order, as a loop; the loop's first exception."""
 import threading
 
+import numpy as np
 import pytest
 
 from addon.codec import parallel
@@ -47,3 +48,55 @@ def test_map_two_inside_map_two_does_not_wait_for_itself():
     t.start()
     t.join(10)
     assert done == [[6 * x for x in range(6)]]       # a worker waiting for itself never finishes
+
+
+def test_in_blocks_calls_each_block_once_on_two_threads_from_parallel_corners_rows(monkeypatch):
+    seen = {}
+    parallel.in_blocks(lambda s: seen.setdefault(s, threading.get_ident()), 10, 3)
+    assert sorted(seen) == [0, 3, 6, 9] and len(set(seen.values())) == 1      # few rows: this thread
+    monkeypatch.setattr(parallel, "PARALLEL_CORNERS", 10)
+    calls = []
+    monkeypatch.setattr(parallel, "map_two", lambda fn, items, threaded: calls.append((list(items), threaded)))
+    parallel.in_blocks(print, 10, 4)
+    assert calls == [([0, 4, 8], True)]
+
+
+def _tangents(rows):
+    from addon.codec.formats.unigine import tangent
+    rng = np.random.default_rng(3)
+    n, t = rng.normal(size=(50, 3)), rng.normal(size=(50, 3))
+    n[4], t[9] = 0.0, n[9]                        # a zero normal and a tangent along its normal
+    sign = np.where(rng.random(50) < 0.5, -1.0, 1.0)
+    picked = rng.permutation(50)[:37] if rows else None
+    # `out` filled with a value no frame encodes to: a row no block writes shows
+    return tangent, "_BLOCK", lambda: tangent.encode(n, t, sign, picked, np.full((37 if rows else 50, 4), -32768, np.int16))
+
+
+def _normals(v1):
+    from addon.codec.formats.ultimate3d import normals
+    n = np.random.default_rng(4).normal(size=(41, 3)).astype(np.float32)
+    n[5] = 0.0                                    # a zero normal becomes +Y
+    return normals, "BLOCK", lambda: normals.encode_xyz(n[:, 0], n[:, 1], n[:, 2], v1)
+
+
+def _unit_rows(_):
+    from addon.codec.formats.unigine import geometry
+    v = np.random.default_rng(5).normal(size=(30, 3)).astype(np.float32)
+    v[7] = 0.0                                    # a zero row stays zero
+    return geometry, "_BLOCK", lambda: geometry._normalize(v)
+
+
+@pytest.mark.parametrize("case,arg", [(_tangents, False), (_tangents, True), (_normals, False), (_normals, True),
+                                      (_unit_rows, None)])
+def test_work_in_blocks_on_two_threads_gives_the_whole_array_result(monkeypatch, case, arg):
+    module, block, run = case(arg)
+    monkeypatch.setattr(module, block, 10 ** 9)
+    whole = run()
+    monkeypatch.setattr(module, block, 4)
+    monkeypatch.setattr(parallel, "PARALLEL_CORNERS", 0)
+    handed = []
+    real = parallel.map_two
+    monkeypatch.setattr(parallel, "map_two", lambda fn, items, threaded=True: handed.append((len(items), threaded))
+                        or real(fn, items, threaded))
+    np.testing.assert_array_equal(run(), whole)
+    assert len(handed) == 1 and handed[0][0] > 2 and handed[0][1]      # several blocks, shared by two threads

@@ -205,20 +205,3 @@ def test_smooth_normals_from_the_kernel_match_float64_sums_within_one_step():
     ref = ncodec.encode_xyz(want[:, SWAP[0]], want[:, SWAP[1]], want[:, SWAP[2]])
     step = np.abs(vd.normals.astype(int) - ref).max(axis=1)
     assert step.max() <= 1 and (step == 0).mean() > 0.99
-
-
-@pytest.mark.parametrize("v1", [False, True])
-def test_normals_encoded_in_blocks_two_at_a_time_are_the_whole_array_encoding(monkeypatch, v1):
-    rng = np.random.default_rng(4)
-    n = rng.normal(size=(41, 3)).astype(np.float32)
-    n[5] = 0.0                                    # a zero normal becomes +Y
-    monkeypatch.setattr(ncodec, "BLOCK", 10 ** 9)
-    whole = ncodec.encode_xyz(n[:, 0], n[:, 1], n[:, 2], v1)
-    monkeypatch.setattr(ncodec, "BLOCK", 4)
-    monkeypatch.setattr(ncodec, "PARALLEL_CORNERS", 0)
-    calls = []
-    real = ncodec.map_two
-    monkeypatch.setattr(ncodec, "map_two", lambda fn, items, threaded=True: calls.append((len(items), threaded))
-                        or real(fn, items, threaded))
-    np.testing.assert_array_equal(ncodec.encode_xyz(n[:, 0], n[:, 1], n[:, 2], v1), whole)
-    assert calls == [(11, True)] and tuple(whole[5]) != (0, 0)

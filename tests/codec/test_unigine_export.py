@@ -417,23 +417,3 @@ def test_frames_without_a_second_normalization_match_within_one_step():
     before = tangent.encode(unit_rows(n), unit_rows(t), sign)
     step = np.abs(now.astype(int) - before).max(axis=1)
     assert step.max() <= 1 and (step == 0).mean() > 0.99
-
-
-@pytest.mark.parametrize("picked", [False, True])
-def test_frames_encoded_in_blocks_two_at_a_time_are_the_whole_array_encoding(monkeypatch, picked):
-    from addon.codec.formats.unigine import tangent
-    rng = np.random.default_rng(3)
-    n, t = rng.normal(size=(50, 3)), rng.normal(size=(50, 3))
-    n[4], t[9] = 0.0, n[9]                        # a zero normal and a tangent along its normal
-    sign = np.where(rng.random(50) < 0.5, -1.0, 1.0)
-    rows = rng.permutation(50)[:37] if picked else None
-    monkeypatch.setattr(tangent, "_BLOCK", 10 ** 9)
-    whole = tangent.encode(n, t, sign, rows)
-    monkeypatch.setattr(tangent, "_BLOCK", 4)
-    monkeypatch.setattr(tangent, "PARALLEL_CORNERS", 0)
-    calls = []
-    real = tangent.map_two
-    monkeypatch.setattr(tangent, "map_two", lambda fn, items, threaded=True: calls.append((len(items), threaded))
-                        or real(fn, items, threaded))
-    np.testing.assert_array_equal(tangent.encode(n, t, sign, rows), whole)
-    assert calls == [(10 if picked else 13, True)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...parallel import PARALLEL_CORNERS, map_two
+from ...parallel import in_blocks
 
 V2_LAT, V2_LON = 20860.12008, 10430.06004          # radians -> short
 V1_LAT, V1_LON = 1.0 / 0.0494739, 1.0 / 0.02473695  # radians -> char
@@ -43,12 +43,11 @@ def encode_xyz(x: np.ndarray, y: np.ndarray, z: np.ndarray, v1: bool = False) ->
     """encode() of the normals with these float32 components, as (V,) arrays (views are fine).
 
     encode()'s float32 operations, bit for bit, in cache-sized blocks (a mesh has millions), two
-    blocks at a time (parallel.map_two)."""
+    blocks at a time (parallel.in_blocks)."""
     lat_k, lon_k, lim, dt = (V1_LAT, V1_LON, 127, np.int8) if v1 else (V2_LAT, V2_LON, 32767, np.int16)
     out = np.empty((len(x), 2), dt)
-    map_two(lambda s: _encode_block(x[s:s + BLOCK], y[s:s + BLOCK], z[s:s + BLOCK], out[s:s + BLOCK],
-                                    lat_k, lon_k, lim),
-            range(0, len(x), BLOCK), threaded=len(x) >= PARALLEL_CORNERS)
+    in_blocks(lambda s: _encode_block(x[s:s + BLOCK], y[s:s + BLOCK], z[s:s + BLOCK], out[s:s + BLOCK],
+                                      lat_k, lon_k, lim), len(x), BLOCK)
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...meshops import cross
-from ...parallel import PARALLEL_CORNERS, map_two
+from ...parallel import in_blocks
 from .model import QUAT_SCALE
 
 
@@ -55,7 +55,7 @@ def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray, rows: np.n
     well-conditioned square root) and the off-diagonal sums, so no small
     component is taken from a cancelling difference. `rows` picks the rows
     to encode (all by default); `out` receives them. Worked in blocks of contiguous columns, two
-    blocks at a time (parallel.map_two); the arithmetic is the same, in the same order, as
+    blocks at a time (parallel.in_blocks); the arithmetic is the same, in the same order, as
     whole-array numpy.
     """
     normal, tangent, sign = np.asarray(normal), np.asarray(tangent), np.asarray(sign)
@@ -65,7 +65,7 @@ def encode(normal: np.ndarray, tangent: np.ndarray, sign: np.ndarray, rows: np.n
     def block(s: int) -> None:
         pick = slice(s, s + _BLOCK) if rows is None else rows[s:s + _BLOCK]
         out[s:s + _BLOCK] = _encode_block(normal[pick], tangent[pick], sign[pick])
-    map_two(block, range(0, count, _BLOCK), threaded=count >= PARALLEL_CORNERS)
+    in_blocks(block, count, _BLOCK)
     return out
 
 
