@@ -7,6 +7,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence, TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -30,15 +32,17 @@ def map_two(fn: Callable[[T], R], items: Sequence[T], threaded: bool = True) -> 
     results: list = [None] * len(items)
     errors: dict[int, Exception] = {}
     order = iter(range(len(items)))          # shared: next() on it is atomic under Python's lock
+    handling = np.geterr()                   # numpy's error handling is the thread's own: the worker takes ours
 
     def drain() -> None:
         _LOCAL.busy = True
         try:
-            for k in order:
-                try:
-                    results[k] = fn(items[k])
-                except Exception as e:          # noqa: BLE001  (raised below, in item order)
-                    errors[k] = e
+            with np.errstate(**handling):
+                for k in order:
+                    try:
+                        results[k] = fn(items[k])
+                    except Exception as e:          # noqa: BLE001  (raised below, in item order)
+                        errors[k] = e
         finally:
             _LOCAL.busy = False
 

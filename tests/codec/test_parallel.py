@@ -27,6 +27,23 @@ def test_map_two_uses_a_second_thread():
     assert len(set(seen.values())) == 2
 
 
+
+@pytest.mark.parametrize("handling", ["ignore", "raise"])
+def test_the_worker_handles_numpy_errors_as_the_caller_does(handling):
+    seen, other = {}, threading.Event()
+
+    def fn(x):
+        if x == 0:
+            assert other.wait(5)                # the other thread takes an item too
+        else:
+            other.set()
+        seen[x] = (threading.get_ident(), np.geterr()["divide"], np.geterr()["invalid"])
+        return x
+    with np.errstate(divide=handling, invalid=handling):
+        parallel.map_two(fn, list(range(6)))
+    assert len({t for t, _, _ in seen.values()}) == 2
+    assert {(d, i) for _, d, i in seen.values()} == {(handling, handling)}
+
 @pytest.mark.parametrize("bad", [[1, 4], [4, 1], [3], [0, 5]])
 def test_map_two_raises_the_first_error_in_item_order(bad):
     def fn(x):
