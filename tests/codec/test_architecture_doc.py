@@ -22,7 +22,7 @@ def test_every_named_module_and_test_exists():
 
 
 def test_kernel_files_named_relative_to_their_package_exist():
-    # `meshops/weld.py` and `cli/work.py`: named inside their package's row
+    # `meshops/welding.py` and `cli/work.py`: named inside their package's row
     short = set(re.findall(r"`((?:meshops|cli)/[\w.]+)`", DOC))
     assert short
     missing = [p for p in short if not (ROOT / "addon" / "codec" / p).exists()]
