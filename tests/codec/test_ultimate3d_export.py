@@ -157,13 +157,20 @@ def test_ranges_from_markers_and_collected_ranges(tmp_path):
     save(sc, tmp_path / "m.u3d")
     model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
     assert model.actions == [("idle", 0, 3), ("jump", 4, 11)]
-    # animations of their own: one range each, laid one after another where they overlap
+    # animations of their own: one range each, laid one after another where they overlap and differ
     sc.animations = [Animation("A", 0, 5, channels=channels), Animation("B", 6, 11, channels=channels),
-                     Animation("C", 2, 4, channels=channels)]
+                     Animation("C", 2, 4, channels=channels[:1])]
     save(sc, tmp_path / "m.u3d")
     model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
     assert model.actions == [("A", 0, 5), ("B", 6, 11), ("C", 12, 14)]
     assert model.header.n_frame == 15
+    # ranges cut from one track share their frames, as the file wrote them
+    sc.animations = [Animation("A", 0, 6, channels=channels), Animation("B", 6, 11, channels=channels),
+                     Animation("C", 2, 4, channels=channels)]
+    save(sc, tmp_path / "m.u3d")
+    model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
+    assert model.actions == [("A", 0, 6), ("B", 6, 11), ("C", 2, 4)]
+    assert model.header.n_frame == 12
 
 
 def test_skinning_demands_one_mesh(tmp_path):
@@ -432,3 +439,17 @@ def test_shape_keys_over_a_range_longer_than_the_bake_limit_are_refused(tmp_path
     with pytest.raises(UnsupportedFeature, match="U3D stores a mesh per frame"):
         save(sc, tmp_path / "w.u3d")
     assert not (tmp_path / "w.u3d").exists()
+
+
+def test_ranges_sharing_a_frame_come_back_with_their_frames(tmp_path):
+    """"bend" [0, 10] and "unbend" [10, 20] share frame 10: the export writes them and the keys where the
+    file had them, not "unbend" one frame later."""
+    (tmp_path / "in.u3d").write_bytes(fx.bend_file())
+    save(load(tmp_path / "in.u3d"), tmp_path / "out.u3d")
+    model = parse((tmp_path / "out.u3d").read_bytes(), Warnings())
+    assert model.actions == [("bend", 0, 10), ("unbend", 10, 20)]
+    assert model.header.n_frame == 21
+    keys = model.bones[0].translation_keys
+    y = np.interp(np.arange(21), *zip(*fx.BEND_KEYS))
+    at = np.interp(np.arange(21), keys["frame"].astype(float), keys["value"][:, 1].astype(float))
+    assert at == pytest.approx(y, abs=1e-5)

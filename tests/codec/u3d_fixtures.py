@@ -193,3 +193,16 @@ def v1_bone(name="b", parent=0xFFFF, bone_frame=-1.0, pass_on=1, meshes=(), matr
         d += struct.pack("<2H", len(keys), un) + b"".join(struct.pack("<2H", f, 0) + f32(*v) for f, v in keys)
     d += struct.pack("<2H", len(rkeys), unused[2]) + b"".join(struct.pack("<2H", f, 0) + f32(*q) for f, q in rkeys)
     return d
+
+
+# ranges that share a frame: "bend" [0, 10] then "unbend" [10, 20] on one track
+BEND_KEYS = ((0, 0.0), (10, 1.0), (20, 0.0))      # (frame, U3D Y of the bone: up)
+
+
+def bend_file() -> bytes:
+    """One rigid triangle on one bone keyed up and down again (translation keys at 0, 10 and 20), with
+    the action ranges "bend" [0, 10] and "unbend" [10, 20]."""
+    tkeys = [(f, (0.0, y, 0.0)) for f, y in BEND_KEYS]
+    return (file_header() + model_header(n_frame=21, n_bone=1) + mesh("leaf") + material()
+            + bone(0, "stem", meshes=[0], matrices=[IDENTITY], tkeys=tkeys, rkeys=[(0, (0, 0, 0, 1))])
+            + actions([("bend", 0, 10), ("unbend", 10, 20)]))
