@@ -319,20 +319,31 @@ def frames_of(anim: Animation) -> np.ndarray:
     return np.arange(first, first + count, dtype=np.float64)
 
 
+_LAYOUT_CHECKS = 4096        # overlap comparisons one layout makes; past them, ranges are laid after
+
+
 def layout(anims: list[Animation]) -> list[int]:
     """Where each animation starts on a single timeline: at its own first frame when that is free, or when
     the animations already there show the same values over the frames they would share (ranges cut
     from one timeline, such as [0, 10] and [10, 20], keep the file's frame numbers), else right after
-    the frames taken."""
-    out, spans, free = [], [], None
-    for a in anims:
+    the frames taken. The comparisons are bounded (_LAYOUT_CHECKS), so that a file with thousands of
+    overlapping ranges cannot make them quadratic."""
+    n = len(anims)
+    starts, ends = np.zeros(n, np.int64), np.zeros(n, np.int64)     # placed spans, end exclusive
+    out, free, budget = [], None, _LAYOUT_CHECKS
+    for i, a in enumerate(anims):
         first, count = frame_span(a)
         start = first
-        if free is not None and first < free and not all(
-                _agree(b, a, s, first, n, count) for b, s, n in spans if s < first + count and first < s + n):
+        if free is not None and first < free:
             start = free
+            if budget > 0:
+                shared = np.flatnonzero((starts[:i] < first + count) & (first < ends[:i]))
+                budget -= 1 + len(shared)
+                if budget >= 0 and all(_agree(anims[j], a, int(starts[j]), first, int(ends[j] - starts[j]), count)
+                                       for j in shared):
+                    start = first
         out.append(start)
-        spans.append((a, start, count))
+        starts[i], ends[i] = start, start + count
         free = start + count if free is None else max(free, start + count)
     return out
 
