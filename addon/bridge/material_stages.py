@@ -39,6 +39,7 @@ def _mix(nt, blend: str, label: str, x: float, y: float):
     mix = nt.nodes.new("ShaderNodeMix")
     mix.data_type, mix.blend_type, mix.clamp_result = "RGBA", blend, True
     mix.label, mix.location = label, (x, y)
+    mix.inputs["Factor"].default_value = 1.0
     return mix
 
 

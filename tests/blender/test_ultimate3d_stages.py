@@ -1,0 +1,136 @@
+"""Ultimate 3D texture stages in real Blender: each stage's colour operation, on its UV set, changes the
+rendered colour as Direct3D's does; cube maps are looked up by the reflection; export gives the stages back.
+
+Expected colours come from the Direct3D operations' formulas (arg 1 the texture, arg 2 the colour so
+far), applied to the pictures' own values: never from the nodes under test.
+"""
+import numpy as np
+import pytest
+
+import bpy
+from tests.blender.helpers import render_plane_from_above
+from tests.codec import u3d_fixtures as fx
+
+MODULATE, MODULATE2X, ADD, ADDSIGNED, SUBTRACT, BLENDTEXTUREALPHA = 4, 5, 7, 8, 10, 13
+
+
+def _parse(path):
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d.read import parse
+    return parse(path.read_bytes(), Warnings())
+
+
+def _png(path, rgba_of_u, size=16):
+    """A size x size PNG whose pixel colour is rgba_of_u(u) (u = 0..1 across, the same up every column)."""
+    img = bpy.data.images.new(path.stem, size, size, alpha=True)
+    u = (np.arange(size) + 0.5) / size
+    row = np.array([rgba_of_u(x) for x in u], np.float32)
+    img.pixels.foreach_set(np.tile(row, (size, 1)).ravel())
+    img.filepath_raw, img.file_format = str(path), "PNG"
+    img.save()
+    bpy.data.images.remove(img)
+
+
+def _linear(srgb):
+    srgb = np.asarray(srgb, np.float64)
+    return np.where(srgb <= 0.04045, srgb / 12.92, ((srgb + 0.055) / 1.055) ** 2.4)
+
+
+def _byte_linear(v: float) -> float:
+    """What a shader reads from an 8-bit sRGB PNG pixel written as v."""
+    return float(_linear(round(v * 255) / 255))
+
+
+def _import(path):
+    assert bpy.ops.import_scene.ultimate3d(filepath=str(path)) == {"FINISHED"}
+
+
+def test_a_lightmap_on_the_second_uv_set_darkens_the_quad_where_it_is_dark(clean, tmp_path):
+    _png(tmp_path / "base.png", lambda u: (0.8, 0.8, 0.8, 1.0))
+    _png(tmp_path / "light.png", lambda u: (0.1, 0.1, 0.1, 1.0) if u < 0.5 else (1.0, 1.0, 1.0, 1.0))
+    (tmp_path / "lit.u3d").write_bytes(fx.stage_quad(
+        ops=(MODULATE2X, MODULATE) + (1,) * 6, tcs=(0, 1) + (0,) * 6,
+        textures=[fx.texture(["base.png"], 16, 16), fx.texture(["light.png"], 16, 16)]))
+    _import(tmp_path / "lit.u3d")
+    px = render_plane_from_above(tmp_path, "lit")
+    # UV set 1 runs against Blender x: the lightmap's dark half (u < 0.5) lies on the +x side
+    left, right = px[5:25, 2:12].mean(), px[5:25, 18:28].mean()
+    assert left > 0.3, left
+    ratio = _linear(right) / _linear(left)
+    assert ratio == pytest.approx(_byte_linear(0.1), rel=0.15), (left, right)
+
+
+# (colour op, the stage texture's sRGB value and alpha, Direct3D's result from below d and texture t, a)
+OPS = {
+    "MODULATE": (MODULATE, 0.6, 1.0, lambda d, t, a: d * t),
+    "MODULATE2X": (MODULATE2X, 0.6, 1.0, lambda d, t, a: min(2 * d * t, 1)),
+    "ADD": (ADD, 0.4, 1.0, lambda d, t, a: min(d + t, 1)),
+    "ADDSIGNED": (ADDSIGNED, 0.8, 1.0, lambda d, t, a: min(max(d + t - 0.5, 0), 1)),
+    "SUBTRACT": (SUBTRACT, 0.95, 1.0, lambda d, t, a: max(t - d, 0)),
+    "BLENDTEXTUREALPHA": (BLENDTEXTUREALPHA, 0.9, 0.25, lambda d, t, a: t * a + d * (1 - a)),
+}
+DIFFUSE = 0.3
+
+
+@pytest.mark.parametrize("name", list(OPS))
+def test_each_colour_operation_renders_as_direct3d_combines(clean, tmp_path, name):
+    """No first-stage texture: the colour below stage 1 is the material's diffuse colour; the render's
+    brightness over a render of the diffuse colour alone is the operation's result over it."""
+    op, value, alpha, formula = OPS[name]
+    _png(tmp_path / "t.png", lambda u: (value, value, value, alpha))
+    grey = (DIFFUSE, DIFFUSE, DIFFUSE, 1)
+    (tmp_path / "p.u3d").write_bytes(fx.stage_quad(diffuse=grey))
+    _import(tmp_path / "p.u3d")
+    base = _linear(render_plane_from_above(tmp_path, "p")[5:25, 5:25]).mean()
+    bpy.ops.wm.read_homefile(use_empty=True)
+    # stage 0 holds no texture and passes the colour on (SELECTARG2): stage 1 works on the diffuse colour
+    (tmp_path / "s.u3d").write_bytes(fx.stage_quad(ops=(3, op) + (1,) * 6, tcs=(0, 1) + (0,) * 6, diffuse=grey,
+                                                   textures=[fx.texture(), fx.texture(["t.png"], 16, 16)]))
+    _import(tmp_path / "s.u3d")
+    got = _linear(render_plane_from_above(tmp_path, "s")[5:25, 5:25]).mean()
+    want = formula(DIFFUSE, _byte_linear(value), round(alpha * 255) / 255) / DIFFUSE
+    assert got / base == pytest.approx(want, rel=0.08, abs=0.02), (got, base)
+
+
+def test_stages_come_back_from_the_nodes_and_an_edited_node_is_exported(clean, tmp_path):
+    cube = [f"sky{i}.png" for i in range(6)]
+    (tmp_path / "m.u3d").write_bytes(fx.stage_quad(
+        ops=(MODULATE2X, MODULATE, ADD, 1, 1, 1, 1, 1), tcs=(0, 1, 0x30000, 0, 0, 0, 0, 0),
+        textures=[fx.texture(["base.png"], 16, 16), fx.texture(["light.png"], 16, 16),
+                  fx.texture(cube, 16, 0, cube=1)]))
+    _import(tmp_path / "m.u3d")
+    mat = bpy.data.materials["mat"]
+    nt = mat.node_tree
+    uv_maps = {n.uv_map for n in nt.nodes if n.type == "UVMAP"}
+    assert uv_maps == {"UVMap", "UVMap_1"}
+    faces = sorted(n.image["source_name"] for n in nt.nodes if n.type == "TEX_IMAGE" and n.image)
+    assert faces == sorted(["base.png", "light.png"] + cube)
+    assert any(n.type == "TEX_COORD" and n.outputs["Reflection"].is_linked for n in nt.nodes)
+    assert bpy.ops.export_scene.ultimate3d(filepath=str(tmp_path / "out.u3d")) == {"FINISHED"}
+    m = _parse(tmp_path / "out.u3d").materials[0]
+    assert m.color_op[:3] == (MODULATE2X, MODULATE, ADD) and m.tex_coord_set[:3] == (0, 1, 0x30000)
+    assert [list(t.files) for t in m.textures[:3]] == [["base.png"], ["light.png"], cube]
+    assert m.textures[2].is_cube
+    # the user turns the lightmap into an additive map and moves it to the first UV set
+    light = next(n for n in nt.nodes if n.type == "TEX_IMAGE" and n.image and n.image["source_name"] == "light.png")
+    stage = next(lk.to_node for lk in light.outputs["Color"].links if lk.to_node.type == "MIX")
+    stage.blend_type = "ADD"
+    uv = light.inputs["Vector"].links[0].from_node.inputs["Vector"].links[0].from_node
+    uv.uv_map = "UVMap"
+    assert bpy.ops.export_scene.ultimate3d(filepath=str(tmp_path / "edited.u3d")) == {"FINISHED"}
+    m = _parse(tmp_path / "edited.u3d").materials[0]
+    assert m.color_op[:3] == (MODULATE2X, ADD, ADD) and m.tex_coord_set[:2] == (0, 0)
+
+
+def test_a_cube_map_shows_the_face_the_reflection_points_at(clean, tmp_path):
+    """Seen straight down, the quad (facing up) reflects straight up: U3D +Y, the cube's "top" face
+    (the third file: right, left, top, bottom, back, front)."""
+    colours = [(0, 0, 1), (0, 0, 1), (0, 1, 0), (1, 0, 0), (0, 0, 1), (0, 0, 1)]
+    for i, c in enumerate(colours):
+        _png(tmp_path / f"sky{i}.png", lambda u, c=c: (*c, 1.0))
+    (tmp_path / "c.u3d").write_bytes(fx.stage_quad(
+        ops=(3, 2) + (1,) * 6, tcs=(0, 0x30000) + (0,) * 6,          # stage 1: the cube map alone (SELECTARG1)
+        textures=[fx.texture(), fx.texture([f"sky{i}.png" for i in range(6)], 16, 0, cube=1)]))
+    _import(tmp_path / "c.u3d")
+    r, g, b = render_plane_from_above(tmp_path, "c")[5:25, 5:25].reshape(-1, 3).mean(0)
+    assert g > 0.2 and g > 10 * max(r, b), (r, g, b)
