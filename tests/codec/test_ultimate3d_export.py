@@ -453,3 +453,26 @@ def test_ranges_sharing_a_frame_come_back_with_their_frames(tmp_path):
     y = np.interp(np.arange(21), *zip(*fx.BEND_KEYS))
     at = np.interp(np.arange(21), keys["frame"].astype(float), keys["value"][:, 1].astype(float))
     assert at == pytest.approx(y, abs=1e-5)
+
+
+def test_stages_are_written_as_the_slots_show_them(tmp_path):
+    """An unchanged slot writes the file's own colour operation (several show alike); a changed combine,
+    UV layer or cube face writes what it now says."""
+    t = fx.texture(["t.png"], 8, 8)
+    cube = fx.texture([f"c{i}.dds" for i in range(6)], 8, 0, cube=1)
+    (tmp_path / "in.u3d").write_bytes(fx.stage_quad(ops=(5, 14, 7, 16) + (1,) * 4, tcs=(0, 1, 0x30000, 0) + (0,) * 4,
+                                                    textures=[t, t, cube, t]))
+    sc = load(tmp_path / "in.u3d")
+    save(sc, tmp_path / "same.u3d")
+    m = parse((tmp_path / "same.u3d").read_bytes(), Warnings()).materials[0]
+    assert m.color_op[:4] == (5, 14, 7, 16) and m.tex_coord_set[:4] == (0, 1, 0x30000, 0)
+    assert list(m.textures[2].files) == [f"c{i}.dds" for i in range(6)] and m.textures[2].is_cube
+    _, light, env, blend = sc.materials[0].textures
+    light.combine, light.uv_layer = "MULTIPLY_2X", "UVMap"
+    env.combine, blend.combine = "SUBTRACT", "MIX_MAP_ALPHA"
+    sc.images.append(Image(name="other.dds"))
+    env.cube_faces = env.cube_faces[:5] + (len(sc.images) - 1,)
+    save(sc, tmp_path / "edited.u3d")
+    m = parse((tmp_path / "edited.u3d").read_bytes(), Warnings()).materials[0]
+    assert m.color_op[:4] == (5, 5, 10, 13) and m.tex_coord_set[:2] == (0, 0)
+    assert list(m.textures[2].files) == [f"c{i}.dds" for i in range(5)] + ["other.dds"]
