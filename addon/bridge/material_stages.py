@@ -80,25 +80,10 @@ def chain(nt, stages: list, below, base_color, alpha: float):
     return below
 
 
-def _stage_node(tex, limit: int = 12):
+def _stage_node(tex):
     """The first stage Mix that `tex` reaches through the map's side (a stage above it takes this one's
     result as the colour below: not its own)."""
-    todo = [tex]
-    for _ in range(limit):
-        nxt = []
-        for node in todo:
-            for sock in node.outputs:
-                for link in sock.links:
-                    to = link.to_node
-                    if to.type == "MIX" and to.label in _SPEC:
-                        if link.to_socket.name == ("A" if _SPEC[to.label][2] else "B"):
-                            return to
-                    elif to.type not in ("BSDF_PRINCIPLED", "OUTPUT_MATERIAL"):
-                        nxt.append(to)
-        if not nxt:
-            break
-        todo = nxt
-    return None
+    return map_look.mix_on_map_side(tex, lambda label: ("A" if _SPEC[label][2] else "B") if label in _SPEC else None)
 
 
 def read(tex) -> str:
