@@ -100,6 +100,8 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
             node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
             node.location = (-250, y + 320)
             node.inputs["Strength"].default_value = slot.strength
+            if slot.kind == "normal":
+                node.uv_map = slot.uv_layer           # tangent space of the map's own UVs
             nt.links.new(col, node.inputs["Color" if slot.kind == "normal" else "Height"])
             nt.links.new(node.outputs["Normal"], bsdf.inputs["Normal"])
     first = base_nodes[0][0] if base_nodes else None

@@ -11,7 +11,7 @@ import bpy
 from tests.blender.helpers import render_plane_from_above
 from tests.codec import u3d_fixtures as fx
 
-MODULATE, MODULATE2X, ADD, ADDSIGNED, SUBTRACT, BLENDTEXTUREALPHA = 4, 5, 7, 8, 10, 13
+MODULATE, MODULATE2X, ADD, ADDSIGNED, SUBTRACT, BLENDTEXTUREALPHA, DOTPRODUCT3 = 4, 5, 7, 8, 10, 13, 24
 
 
 def _parse(path):
@@ -95,21 +95,25 @@ def test_each_colour_operation_renders_as_direct3d_combines(clean, tmp_path, nam
 def test_stages_come_back_from_the_nodes_and_an_edited_node_is_exported(clean, tmp_path):
     cube = [f"sky{i}.png" for i in range(6)]
     (tmp_path / "m.u3d").write_bytes(fx.stage_quad(
-        ops=(MODULATE2X, MODULATE, ADD, 1, 1, 1, 1, 1), tcs=(0, 1, 0x30000, 0, 0, 0, 0, 0),
+        ops=(MODULATE2X, MODULATE, ADD, DOTPRODUCT3, 1, 1, 1, 1), tcs=(0, 1, 0x30000, 1, 0, 0, 0, 0),
         textures=[fx.texture(["base.png"], 16, 16), fx.texture(["light.png"], 16, 16),
-                  fx.texture(cube, 16, 0, cube=1)]))
+                  fx.texture(cube, 16, 0, cube=1), fx.texture(["bumps.png"], 16, 16)]))
     _import(tmp_path / "m.u3d")
     mat = bpy.data.materials["mat"]
     nt = mat.node_tree
     uv_maps = {n.uv_map for n in nt.nodes if n.type == "UVMAP"}
     assert uv_maps == {"UVMap", "UVMap_1"}
     faces = sorted(n.image["source_name"] for n in nt.nodes if n.type == "TEX_IMAGE" and n.image)
-    assert faces == sorted(["base.png", "light.png"] + cube)
+    assert faces == sorted(["base.png", "light.png", "bumps.png"] + cube)
     assert any(n.type == "TEX_COORD" and n.outputs["Reflection"].is_linked for n in nt.nodes)
+    bsdf = next(n for n in nt.nodes if n.type == "BSDF_PRINCIPLED")
+    normal = bsdf.inputs["Normal"].links[0].from_node
+    assert normal.type == "NORMAL_MAP" and normal.uv_map == "UVMap_1"
+    assert normal.inputs["Color"].links[0].from_node.image["source_name"] == "bumps.png"
     assert bpy.ops.export_scene.ultimate3d(filepath=str(tmp_path / "out.u3d")) == {"FINISHED"}
     m = _parse(tmp_path / "out.u3d").materials[0]
-    assert m.color_op[:3] == (MODULATE2X, MODULATE, ADD) and m.tex_coord_set[:3] == (0, 1, 0x30000)
-    assert [list(t.files) for t in m.textures[:3]] == [["base.png"], ["light.png"], cube]
+    assert m.color_op[:4] == (MODULATE2X, MODULATE, ADD, DOTPRODUCT3) and m.tex_coord_set[:4] == (0, 1, 0x30000, 1)
+    assert [list(t.files) for t in m.textures[:4]] == [["base.png"], ["light.png"], cube, ["bumps.png"]]
     assert m.textures[2].is_cube
     # the user turns the lightmap into an additive map and moves it to the first UV set
     light = next(n for n in nt.nodes if n.type == "TEX_IMAGE" and n.image and n.image["source_name"] == "light.png")

@@ -295,6 +295,10 @@ def test_stages_combine_as_their_colour_operations_say():
     assert env.kind == "environment" and env.combine == "ADD" and env.image == env.cube_faces[0]
     assert [sc.images[i].name for i in env.cube_faces] == [f"c{i}.dds" for i in range(6)]
     assert bump.kind == "bump" and bump.combine == "" and bump.cube_faces == ()
+    # DOTPRODUCT3 (24): per-pixel lighting with a normal map
+    sc = _scene(fx.stage_quad(ops=(5, 24) + (1,) * 6, tcs=(0, 1) + (0,) * 6, textures=[t, t]))
+    normal = sc.materials[0].textures[1]
+    assert (normal.kind, normal.combine, normal.uv_layer) == ("normal", "", "UVMap_1")
 
 
 def test_texture_search_folder_is_the_third_place(tmp_path):

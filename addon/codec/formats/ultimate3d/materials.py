@@ -16,7 +16,7 @@ from ...scene import Image, Material as SMaterial, Scene, TextureSlot
 from .model import Material, Texture
 
 TCI_FIRST = 0x10000    # D3DTSS_TCI_*: generated coordinates, not a UV set
-COLOR_OP_DISABLE, COLOR_OP_MODULATE, COLOR_OP_MODULATE2X = 1, 4, 5
+COLOR_OP_DISABLE, COLOR_OP_MODULATE, COLOR_OP_MODULATE2X, COLOR_OP_DOTPRODUCT3 = 1, 4, 5, 24
 # D3DTEXTUREOP -> TextureSlot.combine (arg 1 the texture, arg 2 the colour so far). No alpha operations
 # are stored: the alpha so far is the material's; the texture factor is Direct3D's default, opaque white
 OP_COMBINE = {2: "REPLACE", 3: "KEEP", 4: "MULTIPLY", 5: "MULTIPLY_2X", 6: "MULTIPLY_4X", 7: "ADD",
@@ -71,11 +71,13 @@ def resolve_texture(name: str, model_dir: str, search_folder: str = "") -> str:
     return ""
 
 
-def _kind(stage: int, t: Texture, combine: str) -> str:
+def _kind(stage: int, t: Texture, op: int, combine: str) -> str:
     if t.is_cube:
         return "environment"
     if t.is_normal_map:
         return "bump"       # a height map the engine turns into normals: Blender's Bump node does that
+    if op == COLOR_OP_DOTPRODUCT3:
+        return "normal"     # a normal map, dotted with the light (per-pixel lighting): a Normal Map node
     return "base_color" if stage == 0 or combine else "other"
 
 
@@ -83,7 +85,7 @@ def _combine(stage: int, t: Texture, op: int, chain_on: bool, name: str, warning
     """The stage's colour operation as a TextureSlot.combine: "" for the first stage's 2D map (the base
     colour map), a height map, a stage Direct3D disables (an earlier stage's DISABLE ends the chain)
     and an operation that has no node setup (warned; the stage is kept for the round trip)."""
-    if t.is_normal_map or not chain_on or (stage == 0 and not t.is_cube):
+    if t.is_normal_map or not chain_on or (stage == 0 and not t.is_cube) or op == COLOR_OP_DOTPRODUCT3:
         return ""
     if op not in OP_COMBINE and op != COLOR_OP_DISABLE:
         warnings.warn(f"material {name!r}: texture stage {stage}'s colour operation {op} is not shown")
@@ -126,7 +128,7 @@ def material_to_scene(m: Material, scene: Scene, model_dir: str, search: str, uv
         uv = uv_name(tcs) if tcs < len(uv_dims) and uv_dims[tcs] == 2 else ""
         combine = _combine(stage, t, m.color_op[stage], chain_on, out.name, warnings)
         chain_on = chain_on and m.color_op[stage] != COLOR_OP_DISABLE
-        slot = TextureSlot(kind=_kind(stage, t, combine), image=first, uv_layer=uv, combine=combine,
+        slot = TextureSlot(kind=_kind(stage, t, m.color_op[stage], combine), image=first, uv_layer=uv, combine=combine,
                            cube_faces=tuple(range(first, first + 6)) if t.is_cube and len(files) == 6 else ())
         slot.extras.update({"u3d_stage": stage, "u3d_color_op": m.color_op[stage], "u3d_tex_coord_set": tcs,
                             "u3d_width": t.width, "u3d_height": t.height, "u3d_is_cube": bool(t.is_cube),
@@ -201,6 +203,8 @@ def _color_op(slot: TextureSlot, stage: int) -> int:
         return int(old)
     if slot.combine in COMBINE_OP:
         return COMBINE_OP[slot.combine]
+    if slot.kind == "normal":
+        return COLOR_OP_DOTPRODUCT3
     return COLOR_OP_MODULATE2X if stage == 0 else COLOR_OP_MODULATE
 
 
