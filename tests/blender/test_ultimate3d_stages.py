@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import bpy
-from tests.blender.helpers import render_plane_from_above
+from tests.blender.helpers import render_plane_from_above, tiny_render
 from tests.codec import u3d_fixtures as fx
 
 MODULATE, MODULATE2X, ADD, ADDSIGNED, SUBTRACT, BLENDTEXTUREALPHA, DOTPRODUCT3 = 4, 5, 7, 8, 10, 13, 24
@@ -20,12 +20,14 @@ def _parse(path):
     return parse(path.read_bytes(), Warnings())
 
 
-def _png(path, rgba_of_u, size=16):
-    """A size x size PNG whose pixel colour is rgba_of_u(u) (u = 0..1 across, the same up every column)."""
+def _png(path, rgba_of_u, size=16, rgba_of_uv=None):
+    """A size x size PNG whose pixel colour is rgba_of_u(u) (u = 0..1 across, the same up every column),
+    or rgba_of_uv(u, v) (v = 0 at the bottom, as Blender's)."""
     img = bpy.data.images.new(path.stem, size, size, alpha=True)
-    u = (np.arange(size) + 0.5) / size
-    row = np.array([rgba_of_u(x) for x in u], np.float32)
-    img.pixels.foreach_set(np.tile(row, (size, 1)).ravel())
+    c = (np.arange(size) + 0.5) / size
+    f = rgba_of_uv or (lambda u, v: rgba_of_u(u))
+    rows = np.array([[f(u, v) for u in c] for v in c], np.float32)        # bottom row first
+    img.pixels.foreach_set(rows.ravel())
     img.filepath_raw, img.file_format = str(path), "PNG"
     img.save()
     bpy.data.images.remove(img)
@@ -138,3 +140,63 @@ def test_a_cube_map_shows_the_face_the_reflection_points_at(clean, tmp_path):
     _import(tmp_path / "c.u3d")
     r, g, b = render_plane_from_above(tmp_path, "c")[5:25, 5:25].reshape(-1, 3).mean(0)
     assert g > 0.2 and g > 10 * max(r, b), (r, g, b)
+
+
+
+# Direct3D's (and OpenGL's) cube face table, for a direction (rx, ry, rz) in the cube's axes: the face of
+# the major axis, and its picture coordinates s = (sc / |ma| + 1) / 2, t = (tc / |ma| + 1) / 2 (t down)
+D3D_FACES = {  # face: (index in the file, major axis, sc, tc) with sc, tc as (axis, sign)
+    "+X": (0, 0, (2, -1), (1, -1)), "-X": (1, 0, (2, 1), (1, -1)), "+Y": (2, 1, (0, 1), (2, 1)),
+    "-Y": (3, 1, (0, 1), (2, -1)), "+Z": (4, 2, (0, 1), (1, -1)), "-Z": (5, 2, (0, -1), (1, -1)),
+}
+
+
+@pytest.mark.parametrize("face", list(D3D_FACES))
+def test_a_cube_face_is_sampled_the_way_up_direct3d_samples_it(clean, tmp_path, face):
+    """The quad turned to face the camera along one U3D axis reflects the view back at that axis's face,
+    each point as Direct3D's table says. That face's picture: red on its right half, green on its upper
+    half; the other faces blue."""
+    from mathutils import Matrix, Vector
+    index, major, (s_axis, s_sign), (t_axis, t_sign) = D3D_FACES[face]
+    for i in range(6):
+        _png(tmp_path / f"sky{i}.png", None, 64, (lambda u, v: (float(u > 0.5), float(v > 0.5), 0.0, 1.0))
+             if i == index else (lambda u, v: (0.0, 0.0, 1.0, 1.0)))
+    (tmp_path / "c.u3d").write_bytes(fx.stage_quad(
+        ops=(3, 2) + (1,) * 6, tcs=(0, 0x30000) + (0,) * 6,
+        textures=[fx.texture(), fx.texture([f"sky{i}.png" for i in range(6)], 16, 0, cube=1)]))
+    _import(tmp_path / "c.u3d")
+    d3d = np.zeros(3)
+    d3d[major] = 1.0 if face[0] == "+" else -1.0
+    n = Vector((d3d[0], d3d[2], d3d[1]))                    # Blender (x, y, z) = U3D (X, Z, Y)
+    quad = bpy.data.objects["quad"]
+    quad.rotation_mode = "QUATERNION"
+    quad.rotation_quaternion = Vector((0, 0, 1)).rotation_difference(n)
+    sc = bpy.context.scene
+    # the camera at 3 n looking back at the quad, its up world z (world y when it looks along z)
+    back = np.array(n)
+    right = np.cross((0.0, 1.0, 0.0) if abs(n.z) > 0.5 else (0.0, 0.0, 1.0), back)
+    right /= np.linalg.norm(right)
+    look = np.identity(4)
+    look[:3, 0], look[:3, 1], look[:3, 2], look[:3, 3] = right, np.cross(back, right), back, 3 * back
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    cam.matrix_world = Matrix(look.tolist())
+    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+    sun.matrix_world = Matrix(look.tolist())                            # lit from the camera
+    for ob in (cam, sun):
+        sc.collection.objects.link(ob)
+    sc.camera = cam
+    sc.view_settings.view_transform = "Standard"
+    bpy.context.view_layer.update()
+    px = tiny_render(tmp_path, "CYCLES", 32, 4, f"face{index}")      # bottom row first
+    world = np.array(cam.matrix_world)
+    right, up = world[:3, 0], world[:3, 1]
+    half = 3 * 18 / cam.data.lens                                     # half the view's width at the quad
+    for a, b in ((0.4, 0.4), (0.4, -0.4), (-0.4, 0.4), (-0.4, -0.4)):
+        r = a * right + b * up + 3 * np.array(n)          # the view ray to that point, reflected
+        r = r[[0, 2, 1]]                                  # in the cube's axes
+        s = (s_sign * r[s_axis] / abs(r[major]) + 1) / 2
+        t = (t_sign * r[t_axis] / abs(r[major]) + 1) / 2
+        col, row = (int(16 + 16 * c / half) for c in (a, b))
+        rgb = px[row - 1:row + 1, col - 1:col + 1].reshape(-1, 3).mean(0)
+        assert rgb[2] < 0.05, (a, b, rgb)                                 # the face itself, not another
+        assert (rgb[0] > 0.1, rgb[1] > 0.1) == (s > 0.5, t < 0.5), (a, b, s, t, rgb)
