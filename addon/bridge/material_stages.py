@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import bpy
 
-from ..codec.scene import COMBINES, TextureSlot
+from ..codec.scene import TextureSlot
 from . import map_look
 
-# combine -> (Mix blend type, doublings, map in A, factor: "MAP_ALPHA", "MATERIAL_ALPHA" or a number)
+# TextureSlot.combine (codec.scene.COMBINES) -> (Mix blend type, doublings, map in A, factor: "MAP_ALPHA", "MATERIAL_ALPHA" or a number)
 _SPEC = {
     "MULTIPLY": ("MULTIPLY", 0, False, 1.0), "MULTIPLY_2X": ("MULTIPLY", 1, False, 1.0),
     "MULTIPLY_4X": ("MULTIPLY", 2, False, 1.0), "ADD": ("ADD", 0, False, 1.0),
@@ -29,7 +29,6 @@ _SPEC = {
     "MIX_MATERIAL_ALPHA": ("MIX", 0, False, "MATERIAL_ALPHA"), "REPLACE": ("MIX", 0, False, 1.0),
     "KEEP": ("MIX", 0, False, 0.0),
 }
-assert set(_SPEC) == set(COMBINES)
 DOUBLE, PREMULTIPLIED = "x2", "below x (1 - alpha)"
 CUBE_GROUP = "LGF Cube Map"
 FACES = ("+X", "-X", "+Y", "-Y", "+Z", "-Z")
@@ -129,7 +128,7 @@ def cube(nt, slot: TextureSlot, tex, images: list):
         if k:
             node = nt.nodes.new("ShaderNodeTexImage")
             node.label, node.location = f"{slot.kind} {face}", (x, y - 260 * k)
-            if slot.cube_faces[k] < len(images):
+            if 0 <= slot.cube_faces[k] < len(images):
                 node.image = images[slot.cube_faces[k]]
         node.extension = "EXTEND"
         nt.links.new(group.outputs[f"{face} UV"], node.inputs["Vector"])

@@ -4,10 +4,13 @@ rendered colour as Direct3D's does; cube maps are looked up by the reflection; e
 Expected colours come from the Direct3D operations' formulas (arg 1 the texture, arg 2 the colour so
 far), applied to the pictures' own values: never from the nodes under test.
 """
+import importlib
+
 import numpy as np
 import pytest
 
 import bpy
+from addon.codec.scene import COMBINES, Material, TextureSlot
 from tests.blender.helpers import render_plane_from_above, tiny_render
 from tests.codec import u3d_fixtures as fx
 
@@ -200,3 +203,14 @@ def test_a_cube_face_is_sampled_the_way_up_direct3d_samples_it(clean, tmp_path, 
         rgb = px[row - 1:row + 1, col - 1:col + 1].reshape(-1, 3).mean(0)
         assert rgb[2] < 0.05, (a, b, rgb)                                 # the face itself, not another
         assert (rgb[0] > 0.1, rgb[1] > 0.1) == (s > 0.5, t < 0.5), (a, b, s, t, rgb)
+
+
+@pytest.mark.parametrize("combine", sorted(COMBINES))
+def test_every_combine_has_nodes_that_read_back_as_it(clean, lgf, combine):
+    build = importlib.import_module(f"{lgf.__name__}.bridge.material_build")
+    image = bpy.data.images.new("t", 4, 4)
+    m = Material("m", textures=[TextureSlot("base_color", 0), TextureSlot("base_color", 0, combine=combine)])
+    mat = build.build_material(m, [image])
+    images = []
+    back = build.collect_material(mat, lambda im: images.append(im) or len(images) - 1)
+    assert [s.combine for s in back.textures] == ["", combine]
