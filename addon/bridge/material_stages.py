@@ -18,7 +18,8 @@ import bpy
 from ..codec.scene import TextureSlot
 from . import map_look
 
-# TextureSlot.combine (codec.scene.COMBINES) -> (Mix blend type, doublings, map in A, factor: "MAP_ALPHA", "MATERIAL_ALPHA" or a number)
+# TextureSlot.combine (codec.scene.COMBINES) -> (Mix blend type, doublings, map in A,
+# factor: "MAP_ALPHA", "MATERIAL_ALPHA" or a number)
 _SPEC = {
     "MULTIPLY": ("MULTIPLY", 0, False, 1.0), "MULTIPLY_2X": ("MULTIPLY", 1, False, 1.0),
     "MULTIPLY_4X": ("MULTIPLY", 2, False, 1.0), "ADD": ("ADD", 0, False, 1.0),
