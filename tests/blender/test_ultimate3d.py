@@ -428,3 +428,21 @@ def test_ranges_sharing_a_frame_play_the_files_frames(clean, tmp_path):
     _export(tmp_path / "out.u3d")
     model = parse((tmp_path / "out.u3d").read_bytes(), Warnings())
     assert model.actions == [("bend", 0, 10), ("unbend", 10, 20)] and model.header.n_frame == 21
+
+
+def test_frame_ranges_sharing_a_frame_show_each_file_frame(clean, tmp_path):
+    """Frame animation (no bones, one mesh per frame) with "open" [0, 1] and "close" [1, 2]: Blender
+    frame f shows the file's mesh of frame f."""
+    tri = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
+    scales = (1.0, 2.0, 3.0)
+    meshes = b"".join(fx.mesh("door", [(x * k, y, z) for x, y, z in tri], frame=f, owned=int(f == 0))
+                      for f, k in enumerate(scales))
+    (tmp_path / "d.u3d").write_bytes(fx.file_header() + fx.model_header(n_mesh=3, n_frame=3) + meshes
+                                     + fx.material() + fx.actions([("open", 0, 1), ("close", 1, 2)]))
+    _import(tmp_path / "d.u3d")
+    sc = bpy.context.scene
+    assert sc.frame_end == 2
+    door = bpy.data.objects["door"]
+    for f, k in enumerate(scales):
+        sc.frame_set(f)
+        assert evaluated_positions(door, world=True)[:, 0].max() == pytest.approx(k), f
