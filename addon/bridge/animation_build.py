@@ -4,8 +4,9 @@ An Animation becomes one action per animated ID. Its `placement` says
 where it goes: "ACTIVE" (default: the ID's active action, or an NLA strip
 when the ID already has one), "NLA" (a strip at frame_start) or "STASH"
 (kept with a fake user only). NLA strips are laid one after another
-(codec.animation.layout) and hold nothing before or after themselves, so
-each plays alone.
+(codec.animation.layout: overlapping only where they show the same values,
+as ranges cut from one file timeline do) and hold nothing before or after
+themselves, so each plays alone.
 """
 from __future__ import annotations
 
@@ -74,7 +75,7 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     rooted = not np.allclose(G, np.eye(4))
     actions = []
     stripped: dict = {}         # owner pointer -> (owner, [(action placed on a strip, (path, index) keyed)])
-    # NLA strips one after another, never overlapping: each animation plays alone
+    # NLA strips one after another, overlapping only where they agree: each animation plays alone
     placed = [a for a in scene.animations if a.placement == "NLA"]
     starts = dict(zip(map(id, placed), animation.layout(placed)))
     if placed and scene.frame_end is not None:

@@ -104,9 +104,17 @@ def after(tex, limit: int = 12) -> list:
     return seen
 
 
-def read_amount(tex, limit: int = 12) -> float | None:
+def read_amount(tex) -> float | None:
     """The factor of the first Amount Mix that `tex` reaches through its B (the map's side), or None:
     a Mix that `tex` reaches through A is another map's amount over this one."""
+    mix = mix_on_map_side(tex, lambda label: "B" if label == AMOUNT else None)
+    return None if mix is None else float(mix.inputs["Factor"].default_value)
+
+
+def mix_on_map_side(tex, map_socket, limit: int = 12):
+    """The first Mix after `tex` for which map_socket(its label) names an input (the map's side), when
+    `tex` reaches it through that input; None when `tex` reaches the first such Mix on another side
+    (another map's mix over this one) or none at all."""
     todo = [tex]
     for _ in range(limit):
         nxt = []
@@ -114,9 +122,10 @@ def read_amount(tex, limit: int = 12) -> float | None:
             for sock in node.outputs:
                 for link in sock.links:
                     to = link.to_node
-                    if to.type == "MIX" and to.label == AMOUNT:
-                        if link.to_socket.name == "B":
-                            return float(to.inputs["Factor"].default_value)
+                    side = map_socket(to.label) if to.type == "MIX" else None
+                    if side is not None:
+                        if link.to_socket.name == side:
+                            return to
                     elif to.type not in ("BSDF_PRINCIPLED", "OUTPUT_MATERIAL"):
                         nxt.append(to)
         if not nxt:

@@ -14,7 +14,7 @@ import bpy
 import numpy as np
 
 from ..codec.scene import Image, Material, TextureSlot
-from . import map_look, material_blend, props
+from . import map_look, material_blend, material_stages, props
 
 _INPUT = {
     "base_color": "Base Color",
@@ -74,13 +74,20 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
     mat["lgf_ambient"] = list(m.ambient)
 
     y = 300
-    base_nodes = []
+    base_nodes, stages = [], []
     for slot in m.textures:
         tex = _texture_node(nt, slot, images, y)
         base = slot.kind in ("base_color", "base_color_2")
-        col = map_look.build(nt, slot, tex, m.base_color, decal=slot.decal and base, amount=slot.kind == "base_color")
+        if len(slot.cube_faces) == 6:
+            col = material_stages.cube(nt, slot, tex, images)
+            y -= 320 * 5
+        else:
+            col = map_look.build(nt, slot, tex, m.base_color, decal=slot.decal and base,
+                                 amount=slot.kind == "base_color" and not slot.combine)
         y -= 320
-        if base:
+        if slot.combine:
+            stages.append((slot, tex, col))
+        elif base:
             base_nodes.append((slot, tex, col))
         elif slot.kind in _INPUT:
             alpha = slot.kind == "alpha" and not slot.ignore_alpha and (
@@ -93,12 +100,15 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
             node = nt.nodes.new("ShaderNodeNormalMap" if slot.kind == "normal" else "ShaderNodeBump")
             node.location = (-250, y + 320)
             node.inputs["Strength"].default_value = slot.strength
+            if slot.kind == "normal":
+                node.uv_map = slot.uv_layer           # tangent space of the map's own UVs
             nt.links.new(col, node.inputs["Color" if slot.kind == "normal" else "Height"])
             nt.links.new(node.outputs["Normal"], bsdf.inputs["Normal"])
     first = base_nodes[0][0] if base_nodes else None
     if first is not None and first.alpha_source and not (first.decal or first.ignore_alpha) \
             and not bsdf.inputs["Alpha"].links:
         nt.links.new(base_nodes[0][1].outputs["Alpha"], bsdf.inputs["Alpha"])     # the picture's own alpha
+    out = None
     if base_nodes:
         out = base_nodes[0][2]
         if len(base_nodes) > 1:            # the second map over the first by its amount
@@ -106,6 +116,8 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
             nt.links.new(out, mix.inputs["A"])
             nt.links.new(base_nodes[1][2], mix.inputs["B"])
             out = mix.outputs["Result"]
+    out = material_stages.chain(nt, stages, out, m.base_color, m.alpha)    # texture stages over it
+    if out is not None:
         nt.links.new(out, bsdf.inputs["Base Color"])
     material_blend.apply(mat, m.blend, m.alpha)
     props.store(mat, m.extras)
@@ -212,8 +224,9 @@ def collect_material(mat, image_index) -> Material:
         out.specular_color = tuple(bsdf.inputs["Specular Tint"].default_value[:3])
         out.emission = tuple(bsdf.inputs["Emission Color"].default_value[:3])
         out.emission_strength = float(bsdf.inputs["Emission Strength"].default_value)
-        for tex in sorted((n for n in nt.nodes if n.type == "TEX_IMAGE" and n.image), key=lambda n: -n.location.y):
-            out.textures.append(_collect_slot(tex, image_index))
+        for tex in sorted((n for n in nt.nodes if n.type == "TEX_IMAGE" and n.image
+                           and material_stages.cube_face(n) <= 0), key=lambda n: -n.location.y):
+            out.textures.append(_collect_slot(tex, image_index))     # a cube map's other faces ride on its first
     extras = props.load(mat)
     for key in ("lgf_blend", "lgf_ambient"):
         extras.pop(key, None)
@@ -244,6 +257,7 @@ def _collect_slot(tex, image_index) -> TextureSlot:
     slot.ignore_alpha = tex.image.alpha_mode == "NONE"
     slot.decal, slot.invert, slot.tint = map_look.read(tex)
     slot.strength = _strength(tex, kind, float(extras.pop("lgf_strength", 1.0)))
+    slot.combine, slot.cube_faces = material_stages.read(tex), material_stages.cube_faces(tex, image_index)
     slot.extras = extras
     return slot
 

@@ -319,13 +319,55 @@ def frames_of(anim: Animation) -> np.ndarray:
     return np.arange(first, first + count, dtype=np.float64)
 
 
+_LAYOUT_CHECKS = 4096        # overlap comparisons one layout makes; past them, ranges are laid after
+
+
 def layout(anims: list[Animation]) -> list[int]:
-    """Where each animation starts on a single timeline: at its own first frame when that comes after
-    the previous one's end (so that a file's own layout comes back), else right after it."""
-    out, free = [], None
-    for a in anims:
+    """Where each animation starts on a single timeline: at its own first frame when that is free, or when
+    the animations already there show the same values over the frames they would share (ranges cut
+    from one timeline, such as [0, 10] and [10, 20], keep the file's frame numbers), else right after
+    the frames taken. The comparisons are bounded (_LAYOUT_CHECKS), so that a file with thousands of
+    overlapping ranges cannot make them quadratic."""
+    n = len(anims)
+    starts, ends = np.zeros(n, np.int64), np.zeros(n, np.int64)     # placed spans, end exclusive
+    out, free, budget = [], None, _LAYOUT_CHECKS
+    for i, a in enumerate(anims):
         first, count = frame_span(a)
-        start = first if free is None or first >= free else free
+        start = first
+        if free is not None and first < free:
+            start = free
+            if budget > 0:
+                shared = np.flatnonzero((starts[:i] < first + count) & (first < ends[:i]))
+                budget -= 1 + len(shared)
+                if budget >= 0 and all(_agree(anims[j], a, int(starts[j]), first, int(ends[j] - starts[j]), count)
+                                       for j in shared):
+                    start = first
         out.append(start)
-        free = start + count
+        starts[i], ends[i] = start, start + count
+        free = start + count if free is None else max(free, start + count)
     return out
+
+
+def _agree(a: Animation, b: Animation, a_start: int, b_start: int, a_count: int, b_count: int) -> bool:
+    """Do two animations placed at a_start and b_start key the same channels to the same values on the
+    frames they share? Compared at both animations' keys and the shared ends (exact for linear keys)."""
+    if len(a.channels) != len(b.channels):
+        return False
+    lo, hi = max(a_start, b_start), min(a_start + a_count, b_start + b_count) - 1
+    shift_a, shift_b = a_start - frame_span(a)[0], b_start - frame_span(b)[0]   # timeline frame - own frame
+    theirs = {(c.target, c.bone, c.path): c for c in b.channels}
+    for c in a.channels:
+        d = theirs.get((c.target, c.bone, c.path))
+        if d is None:
+            return False
+        at = np.concatenate([np.asarray(c.frames, np.float64).reshape(-1) + shift_a,
+                             np.asarray(d.frames, np.float64).reshape(-1) + shift_b, [lo, hi]])
+        at = np.unique(at[(at >= lo) & (at <= hi)])
+        va, vb = evaluate(c, at - shift_a), evaluate(d, at - shift_b)
+        if va.shape != vb.shape:
+            return False
+        if c.path == "rotation_quaternion":     # q and -q are one rotation
+            vb = np.where(np.sum(va * vb, -1, keepdims=True) < 0, -vb, vb)
+        if not np.allclose(va, vb, rtol=1e-5, atol=1e-5):
+            return False
+    return True

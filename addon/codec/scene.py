@@ -22,6 +22,9 @@ commented field of these classes, never a key in `extras`:
     `Node.source_name` (the bridge keeps it on the object; 3DS writes it);
   - which format and version a scene was read from: `Scene.source_format`,
     `Scene.source_version` (`info` reports them);
+  - how a texture stage's colour map combines with the stages below it and a
+    cube map's six faces: `TextureSlot.combine`, `TextureSlot.cube_faces`
+    (Ultimate 3D writes them, the bridge builds and reads their nodes);
   - per-corner data rides in corner layers, which every mesh operation
     re-indexes with the corners: the MikkTSpace tangents the bridge computes
     when an exporter asks (CollectOptions.tangents) are
@@ -94,7 +97,26 @@ class TextureSlot:
     # 3 colours, its red, green and blue scale the three, summed; () none
     tint: tuple[tuple[float, float, float], ...] = ()
     strength: float = 1.0          # 0..1 blend amount: from the material's own value (or the map below) to the map
+    # how a colour map combines with the colour below it (the base colour, then each such map in turn), as a
+    # texture stage's colour operation says; "" = as its kind says (see COMBINES for the others)
+    combine: str = ""
+    # a cube map's six images (indices into Scene.images), looked up by the reflection direction: +X, -X,
+    # +Y, -Y, +Z, -Z faces of Direct3D's left-handed Y-up cube (Blender's x, z, y), each face's picture
+    # upright as Direct3D samples it; `image` is the first; () = not a cube map
+    cube_faces: tuple[int, ...] = ()
     extras: dict[str, Any] = field(default_factory=dict)
+
+
+# TextureSlot.combine: "below" is the colour so far, "map" this slot's colour; results clamp to 0..1
+COMBINES = {
+    "MULTIPLY": "below x map", "MULTIPLY_2X": "2 x below x map", "MULTIPLY_4X": "4 x below x map",
+    "ADD": "below + map", "ADD_SIGNED": "below + map - 0.5", "ADD_SIGNED_2X": "2 x (below + map - 0.5)",
+    "SUBTRACT": "map - below", "ADD_SMOOTH": "below + map - below x map",
+    "MIX_MAP_ALPHA": "map over below by the map's alpha",
+    "MIX_MAP_ALPHA_PREMULTIPLIED": "map + below x (1 - the map's alpha)",
+    "MIX_MATERIAL_ALPHA": "map over below by the material's alpha",
+    "REPLACE": "map", "KEEP": "below (the map is not shown)",
+}
 
 
 @dataclass

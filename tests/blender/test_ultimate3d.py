@@ -406,3 +406,43 @@ def test_default_import_welds_a_hard_cube_with_sharp_edges(clean, tmp_path):
     bpy.ops.import_scene.ultimate3d(filepath=str(out), normals="KEEP")
     (ob,) = [o for o in bpy.context.scene.objects if o.type == "MESH"]
     assert len(ob.data.vertices) == 24 and len(ob.data.polygons) == 12     # split again where the file needs it
+
+
+def test_ranges_sharing_a_frame_play_the_files_frames(clean, tmp_path):
+    """"bend" [0, 10] and "unbend" [10, 20] share frame 10: Blender frame f shows the file's frame f
+    (the bone's translation keys, interpolated linearly, as the document says), and the ranges go back
+    out as they came."""
+    from addon.codec.errors import Warnings
+    from addon.codec.formats.ultimate3d.read import parse
+    (tmp_path / "b.u3d").write_bytes(fx.bend_file())
+    _import(tmp_path / "b.u3d")
+    sc = bpy.context.scene
+    assert (sc.frame_start, sc.frame_end) == (0, 20)
+    leaf = bpy.data.objects["leaf"]
+    rest = np.array([(0, 0, 0), (1, 0, 0), (0, 0, 1)], np.float64)     # the file's triangle, Blender axes
+    up = np.interp(np.arange(21), *zip(*fx.BEND_KEYS))                  # U3D Y is Blender z
+    for f in range(21):
+        sc.frame_set(f)
+        got = evaluated_positions(leaf, world=True)
+        assert np.sort(got, 0) == pytest.approx(np.sort(rest + [0, 0, up[f]], 0), abs=1e-5), f
+    _export(tmp_path / "out.u3d")
+    model = parse((tmp_path / "out.u3d").read_bytes(), Warnings())
+    assert model.actions == [("bend", 0, 10), ("unbend", 10, 20)] and model.header.n_frame == 21
+
+
+def test_frame_ranges_sharing_a_frame_show_each_file_frame(clean, tmp_path):
+    """Frame animation (no bones, one mesh per frame) with "open" [0, 1] and "close" [1, 2]: Blender
+    frame f shows the file's mesh of frame f."""
+    tri = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
+    scales = (1.0, 2.0, 3.0)
+    meshes = b"".join(fx.mesh("door", [(x * k, y, z) for x, y, z in tri], frame=f, owned=int(f == 0))
+                      for f, k in enumerate(scales))
+    (tmp_path / "d.u3d").write_bytes(fx.file_header() + fx.model_header(n_mesh=3, n_frame=3) + meshes
+                                     + fx.material() + fx.actions([("open", 0, 1), ("close", 1, 2)]))
+    _import(tmp_path / "d.u3d")
+    sc = bpy.context.scene
+    assert sc.frame_end == 2
+    door = bpy.data.objects["door"]
+    for f, k in enumerate(scales):
+        sc.frame_set(f)
+        assert evaluated_positions(door, world=True)[:, 0].max() == pytest.approx(k), f

@@ -41,8 +41,28 @@ def test_quaternions_stay_on_one_hemisphere():
 
 
 def test_layout_keeps_free_starts_and_moves_overlaps_after():
-    anims = [Animation("a", 0, 5), Animation("b", 6, 9), Animation("c", 2, 4), Animation("d", 20, 21)]
+    up, down = _ch([0, 5], [[0.0], [5.0]]), _ch([0, 5], [[5.0], [0.0]])
+    anims = [Animation("a", 0, 5, channels=[up]), Animation("b", 6, 9), Animation("c", 2, 4, channels=[down]),
+             Animation("d", 20, 21)]
     assert layout(anims) == [0, 6, 10, 20]
+
+
+def test_layout_lets_ranges_of_one_timeline_share_frames():
+    """U3D ranges [0, 10] and [10, 20] (and one inside them) cut from one track keep their frames; a
+    range that shows something else on a shared frame moves after the others."""
+    track = _ch([0, 10, 20], [[0.0], [1.0], [0.0]])
+    cut = [Animation(n, a, b, channels=[_ch(*_cut(track, a, b))]) for n, a, b in
+           (("bend", 0, 10), ("unbend", 10, 20), ("middle", 5, 15))]
+    assert layout(cut) == [0, 10, 5]
+    other = Animation("other", 10, 12, channels=[_ch([10, 12], [[3.0], [3.0]])])
+    assert layout(cut[:2] + [other]) == [0, 10, 21]
+    # still ranges (no channels) show the same nothing
+    assert layout([Animation("a", 0, 10), Animation("b", 10, 20)]) == [0, 10]
+
+
+def _cut(ch, a, b):
+    f = np.unique([a, b, *[k for k in ch.frames if a <= k <= b]]).astype(np.float64)
+    return f, evaluate(ch, f)
 
 
 def test_mesh_frames_mix_shape_keys_skin_and_motion():

@@ -24,7 +24,8 @@ OLD_KEYS = {"placement", "baked_frames", "baked_animation", "unigine_rest", "uni
 # what the code calls a Scene (a dataclass Field's `.metadata` is something else)
 SCENE_NAME = re.compile(r"(^|\.)(s|sc|scene|\w+_scene)$", re.IGNORECASE)
 CONTRACT = {S.Animation: ["placement"], S.Mesh: ["baked_frames", "baked_animation"], S.Node: ["source_name"],
-            S.Scene: ["rest_pose", "source_format", "source_version"], S.RestPose: None}
+            S.TextureSlot: ["combine", "cube_faces"], S.Scene: ["rest_pose", "source_format", "source_version"],
+            S.RestPose: None}
 
 
 # -- the source scan ---------------------------------------------------------------------------

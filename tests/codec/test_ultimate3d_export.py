@@ -157,13 +157,20 @@ def test_ranges_from_markers_and_collected_ranges(tmp_path):
     save(sc, tmp_path / "m.u3d")
     model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
     assert model.actions == [("idle", 0, 3), ("jump", 4, 11)]
-    # animations of their own: one range each, laid one after another where they overlap
+    # animations of their own: one range each, laid one after another where they overlap and differ
     sc.animations = [Animation("A", 0, 5, channels=channels), Animation("B", 6, 11, channels=channels),
-                     Animation("C", 2, 4, channels=channels)]
+                     Animation("C", 2, 4, channels=channels[:1])]
     save(sc, tmp_path / "m.u3d")
     model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
     assert model.actions == [("A", 0, 5), ("B", 6, 11), ("C", 12, 14)]
     assert model.header.n_frame == 15
+    # ranges cut from one track share their frames, as the file wrote them
+    sc.animations = [Animation("A", 0, 6, channels=channels), Animation("B", 6, 11, channels=channels),
+                     Animation("C", 2, 4, channels=channels)]
+    save(sc, tmp_path / "m.u3d")
+    model = parse((tmp_path / "m.u3d").read_bytes(), Warnings())
+    assert model.actions == [("A", 0, 6), ("B", 6, 11), ("C", 2, 4)]
+    assert model.header.n_frame == 12
 
 
 def test_skinning_demands_one_mesh(tmp_path):
@@ -432,3 +439,40 @@ def test_shape_keys_over_a_range_longer_than_the_bake_limit_are_refused(tmp_path
     with pytest.raises(UnsupportedFeature, match="U3D stores a mesh per frame"):
         save(sc, tmp_path / "w.u3d")
     assert not (tmp_path / "w.u3d").exists()
+
+
+def test_ranges_sharing_a_frame_come_back_with_their_frames(tmp_path):
+    """"bend" [0, 10] and "unbend" [10, 20] share frame 10: the export writes them and the keys where the
+    file had them, not "unbend" one frame later."""
+    (tmp_path / "in.u3d").write_bytes(fx.bend_file())
+    save(load(tmp_path / "in.u3d"), tmp_path / "out.u3d")
+    model = parse((tmp_path / "out.u3d").read_bytes(), Warnings())
+    assert model.actions == [("bend", 0, 10), ("unbend", 10, 20)]
+    assert model.header.n_frame == 21
+    keys = model.bones[0].translation_keys
+    y = np.interp(np.arange(21), *zip(*fx.BEND_KEYS))
+    at = np.interp(np.arange(21), keys["frame"].astype(float), keys["value"][:, 1].astype(float))
+    assert at == pytest.approx(y, abs=1e-5)
+
+
+def test_stages_are_written_as_the_slots_show_them(tmp_path):
+    """An unchanged slot writes the file's own colour operation (several show alike); a changed combine,
+    UV layer or cube face writes what it now says."""
+    t = fx.texture(["t.png"], 8, 8)
+    cube = fx.texture([f"c{i}.dds" for i in range(6)], 8, 0, cube=1)
+    (tmp_path / "in.u3d").write_bytes(fx.stage_quad(ops=(5, 14, 7, 16) + (1,) * 4, tcs=(0, 1, 0x30000, 0) + (0,) * 4,
+                                                    textures=[t, t, cube, t]))
+    sc = load(tmp_path / "in.u3d")
+    save(sc, tmp_path / "same.u3d")
+    m = parse((tmp_path / "same.u3d").read_bytes(), Warnings()).materials[0]
+    assert m.color_op[:4] == (5, 14, 7, 16) and m.tex_coord_set[:4] == (0, 1, 0x30000, 0)
+    assert list(m.textures[2].files) == [f"c{i}.dds" for i in range(6)] and m.textures[2].is_cube
+    _, light, env, blend = sc.materials[0].textures
+    light.combine, light.uv_layer = "MULTIPLY_2X", "UVMap"
+    env.combine, blend.combine = "SUBTRACT", "MIX_MAP_ALPHA"
+    sc.images.append(Image(name="other.dds"))
+    env.cube_faces = env.cube_faces[:5] + (len(sc.images) - 1,)
+    save(sc, tmp_path / "edited.u3d")
+    m = parse((tmp_path / "edited.u3d").read_bytes(), Warnings()).materials[0]
+    assert m.color_op[:4] == (5, 5, 10, 13) and m.tex_coord_set[:2] == (0, 0)
+    assert list(m.textures[2].files) == [f"c{i}.dds" for i in range(5)] + ["other.dds"]

@@ -272,6 +272,35 @@ def test_materials_and_textures(tmp_path):
     assert any("c0.dds" in w for w in sc.warnings)           # missing textures are reported
 
 
+def test_stages_combine_as_their_colour_operations_say():
+    """Direct3D's D3DTEXTUREOP numbers (the document: "a value from the D3DTEXTUREOP enumerated type"):
+    stages 1-7 combine with the colour below; a DISABLE ends the chain; a height map stays a bump map."""
+    t = fx.texture(["t.png"], 8, 8)
+    ops = (5, 4, 6, 7, 8, 10, 13, 26)
+    w = Warnings()
+    sc = to_scene(parse(fx.stage_quad(ops=ops, tcs=(0, 1, 0, 1, 0, 0, 0, 0), textures=[t] * 8), w), ImportOptions(), w)
+    slots = sc.materials[0].textures
+    assert [s.combine for s in slots] == ["", "MULTIPLY", "MULTIPLY_4X", "ADD", "ADD_SIGNED", "SUBTRACT",
+                                          "MIX_MAP_ALPHA", ""]
+    assert [s.kind for s in slots] == ["base_color"] * 7 + ["other"]           # LERP (26): kept, not shown
+    assert [s.uv_layer for s in slots[:4]] == ["UVMap", "UVMap_1", "UVMap", "UVMap_1"]
+    assert [x for x in w.as_list() if "colour operation 26" in x]
+    # DISABLE (1) in stage 2, even without a texture, switches off the stages after it
+    sc = _scene(fx.stage_quad(ops=(5, 4, 1, 7) + (1,) * 4, textures=[t, t, fx.texture(), t]))
+    assert [s.combine for s in sc.materials[0].textures] == ["", "MULTIPLY", ""]
+    # a cube map's six faces are images of their own; a height map is a bump map, out of the chain
+    cube = fx.texture([f"c{i}.dds" for i in range(6)], 8, 0, cube=1)
+    sc = _scene(fx.stage_quad(ops=(5, 7, 4) + (1,) * 5, textures=[t, cube, fx.texture(["h.png"], normal=1)]))
+    _, env, bump = sc.materials[0].textures
+    assert env.kind == "environment" and env.combine == "ADD" and env.image == env.cube_faces[0]
+    assert [sc.images[i].name for i in env.cube_faces] == [f"c{i}.dds" for i in range(6)]
+    assert bump.kind == "bump" and bump.combine == "" and bump.cube_faces == ()
+    # DOTPRODUCT3 (24): per-pixel lighting with a normal map
+    sc = _scene(fx.stage_quad(ops=(5, 24) + (1,) * 6, tcs=(0, 1) + (0,) * 6, textures=[t, t]))
+    normal = sc.materials[0].textures[1]
+    assert (normal.kind, normal.combine, normal.uv_layer) == ("normal", "", "UVMap_1")
+
+
 def test_texture_search_folder_is_the_third_place(tmp_path):
     (tmp_path / "lib").mkdir()
     (tmp_path / "lib" / "wall.png").write_bytes(b"png")

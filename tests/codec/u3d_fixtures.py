@@ -193,3 +193,32 @@ def v1_bone(name="b", parent=0xFFFF, bone_frame=-1.0, pass_on=1, meshes=(), matr
         d += struct.pack("<2H", len(keys), un) + b"".join(struct.pack("<2H", f, 0) + f32(*v) for f, v in keys)
     d += struct.pack("<2H", len(rkeys), unused[2]) + b"".join(struct.pack("<2H", f, 0) + f32(*q) for f, q in rkeys)
     return d
+
+
+# ranges that share a frame: "bend" [0, 10] then "unbend" [10, 20] on one track
+BEND_KEYS = ((0, 0.0), (10, 1.0), (20, 0.0))      # (frame, U3D Y of the bone: up)
+
+
+def bend_file() -> bytes:
+    """One rigid triangle on one bone keyed up and down again (translation keys at 0, 10 and 20), with
+    the action ranges "bend" [0, 10] and "unbend" [10, 20]."""
+    tkeys = [(f, (0.0, y, 0.0)) for f, y in BEND_KEYS]
+    return (file_header() + model_header(n_frame=21, n_bone=1) + mesh("leaf") + material()
+            + bone(0, "stem", meshes=[0], matrices=[IDENTITY], tkeys=tkeys, rkeys=[(0, (0, 0, 0, 1))])
+            + actions([("bend", 0, 10), ("unbend", 10, 20)]))
+
+
+# a 2 x 2 quad in the ground plane (U3D Y = 0, facing up), with two UV sets: set 0 runs along X,
+# set 1 the other way (u = (1 - X) / 2)
+QUAD_POS = [(-1, 0, -1), (-1, 0, 1), (1, 0, 1), (1, 0, -1)]
+QUAD_TRIS = [(0, 1, 2), (0, 2, 3)]                # (v1 - v0) x (v2 - v0) = +Y: the front faces up
+
+
+def stage_quad(ops=(1,) * 8, tcs=(0,) * 8, textures=(), diffuse=(1, 1, 1, 1)) -> bytes:
+    """The quad with one material whose stages have these colour operations, UV sets and textures."""
+    uv0 = [((x + 1) / 2, (z + 1) / 2) for x, _, z in QUAD_POS]
+    uv1 = [((1 - x) / 2, (z + 1) / 2) for x, _, z in QUAD_POS]
+    return (file_header() + model_header(dims=(2, 2, 0, 0, 0, 0, 0, 0))
+            + mesh("quad", QUAD_POS, normals=[(-32767, 0)] * 4, texcoords=[uv0, uv1], tris=QUAD_TRIS)
+            + material(ambient=(0, 0, 0, 1), diffuse=diffuse, specular=(0, 0, 0, 1), ops=ops, tcs=tcs,
+                       textures=list(textures)))

@@ -2,8 +2,8 @@
 frames, and action ranges (one per animation, else from timeline markers).
 
 U3D has one timeline of nFrame frames starting at 0. The animations are laid
-on it one after another (each where it starts when that is free, so that a
-file's own ranges come back), each sampled on its own by codec.animation.
+on it one after another (each where it starts when that is free or shows the
+same there, so that a file's own ranges come back), each sampled on its own by codec.animation.
 """
 from __future__ import annotations
 

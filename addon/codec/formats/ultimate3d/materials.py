@@ -16,7 +16,13 @@ from ...scene import Image, Material as SMaterial, Scene, TextureSlot
 from .model import Material, Texture
 
 TCI_FIRST = 0x10000    # D3DTSS_TCI_*: generated coordinates, not a UV set
-COLOR_OP_DISABLE, COLOR_OP_MODULATE, COLOR_OP_MODULATE2X = 1, 4, 5
+COLOR_OP_DISABLE, COLOR_OP_MODULATE, COLOR_OP_MODULATE2X, COLOR_OP_DOTPRODUCT3 = 1, 4, 5, 24
+# D3DTEXTUREOP -> TextureSlot.combine (arg 1 the texture, arg 2 the colour so far). No alpha operations
+# are stored: the alpha so far is the material's; the texture factor is Direct3D's default, opaque white
+OP_COMBINE = {2: "REPLACE", 3: "KEEP", 4: "MULTIPLY", 5: "MULTIPLY_2X", 6: "MULTIPLY_4X", 7: "ADD",
+              8: "ADD_SIGNED", 9: "ADD_SIGNED_2X", 10: "SUBTRACT", 11: "ADD_SMOOTH", 12: "MIX_MATERIAL_ALPHA",
+              13: "MIX_MAP_ALPHA", 14: "REPLACE", 15: "MIX_MAP_ALPHA_PREMULTIPLIED", 16: "MIX_MATERIAL_ALPHA"}
+COMBINE_OP = {c: op for op, c in sorted(OP_COMBINE.items(), reverse=True)}      # the first op of each
 
 
 def uv_name(index: int) -> str:
@@ -65,12 +71,25 @@ def resolve_texture(name: str, model_dir: str, search_folder: str = "") -> str:
     return ""
 
 
-def _kind(stage: int, t: Texture) -> str:
+def _kind(stage: int, t: Texture, op: int, combine: str) -> str:
     if t.is_cube:
         return "environment"
     if t.is_normal_map:
-        return "bump"
-    return "base_color" if stage == 0 else "other"
+        return "bump"       # a height map the engine turns into normals: Blender's Bump node does that
+    if op == COLOR_OP_DOTPRODUCT3:
+        return "normal"     # a normal map, dotted with the light (per-pixel lighting): a Normal Map node
+    return "base_color" if stage == 0 or combine else "other"
+
+
+def _combine(stage: int, t: Texture, op: int, chain_on: bool, name: str, warnings: Warnings) -> str:
+    """The stage's colour operation as a TextureSlot.combine: "" for the first stage's 2D map (the base
+    colour map), a height map, a stage Direct3D disables (an earlier stage's DISABLE ends the chain)
+    and an operation that has no node setup (warned; the stage is kept for the round trip)."""
+    if t.is_normal_map or not chain_on or (stage == 0 and not t.is_cube) or op == COLOR_OP_DOTPRODUCT3:
+        return ""
+    if op not in OP_COMBINE and op != COLOR_OP_DISABLE:
+        warnings.warn(f"material {name!r}: texture stage {stage}'s colour operation {op} is not shown")
+    return OP_COMBINE.get(op, "")
 
 
 def material_to_scene(m: Material, scene: Scene, model_dir: str, search: str, uv_dims: list[int],
@@ -93,18 +112,24 @@ def material_to_scene(m: Material, scene: Scene, model_dir: str, search: str, uv
     if m.extra:
         out.extras["u3d_extra"] = m.extra.hex()
     out.extras.update(m.extras)
+    chain_on = True
     for stage, t in enumerate(m.textures):
         if not t.holds_texture:
+            chain_on = chain_on and m.color_op[stage] != COLOR_OP_DISABLE
             continue
         files = list(t.files)
-        for f in files:
-            if f and not resolve_texture(f, model_dir, search):
+        first = len(scene.images)
+        for f in files or [""]:          # a cube map's six faces; a 2D texture has one file
+            path = resolve_texture(f, model_dir, search) if f else ""
+            if f and not path:
                 warnings.warn(f"texture {f!r} of material {out.name!r} not found")
-        scene.images.append(Image(name=files[0] if files else "",
-                                  filepath=resolve_texture(files[0], model_dir, search) if files else ""))
+            scene.images.append(Image(name=f, filepath=path))
         tcs = m.tex_coord_set[stage]
         uv = uv_name(tcs) if tcs < len(uv_dims) and uv_dims[tcs] == 2 else ""
-        slot = TextureSlot(kind=_kind(stage, t), image=len(scene.images) - 1, uv_layer=uv)
+        combine = _combine(stage, t, m.color_op[stage], chain_on, out.name, warnings)
+        chain_on = chain_on and m.color_op[stage] != COLOR_OP_DISABLE
+        slot = TextureSlot(kind=_kind(stage, t, m.color_op[stage], combine), image=first, uv_layer=uv, combine=combine,
+                           cube_faces=tuple(range(first, first + 6)) if t.is_cube and len(files) == 6 else ())
         slot.extras.update({"u3d_stage": stage, "u3d_color_op": m.color_op[stage], "u3d_tex_coord_set": tcs,
                             "u3d_width": t.width, "u3d_height": t.height, "u3d_is_cube": bool(t.is_cube),
                             "u3d_is_normal_map": bool(t.is_normal_map), "u3d_height_scalar": t.height_scalar,
@@ -152,19 +177,43 @@ def material_from_scene(sm: SMaterial, index: int, scene: Scene, uv_names: list[
         free.remove(stage)
         img = scene.images[slot.image]
         ex_s = slot.extras
-        files = [str(f) for f in ex_s.get("u3d_files", [])] or [os.path.basename(img.filepath) or img.name]
-        cube = bool(ex_s.get("u3d_is_cube", False)) and len(files) == 6
+        files = _files(slot, scene)
+        cube = len(files) == 6
         m.textures[stage] = Texture(holds_texture=1, width=int(ex_s.get("u3d_width", 0)),
                                     height=int(ex_s.get("u3d_height", 0)), is_cube=int(cube),
                                     is_normal_map=int(bool(ex_s.get("u3d_is_normal_map", slot.kind == "bump"))),
                                     height_scalar=float(ex_s.get("u3d_height_scalar", 1.0 if slot.kind == "bump"
                                                                  else 0.0)),
                                     files=files if cube else files[:1])
-        color_op[stage] = int(ex_s.get("u3d_color_op", COLOR_OP_MODULATE2X if stage == 0 else COLOR_OP_MODULATE))
-        if "u3d_tex_coord_set" in ex_s:
-            tcs[stage] = int(ex_s["u3d_tex_coord_set"])
-        elif slot.uv_layer in uv_names:
+        color_op[stage] = _color_op(slot, stage)
+        if slot.uv_layer and slot.uv_layer in uv_names:        # the UV Map node, as the user left it
             tcs[stage] = uv_names.index(slot.uv_layer)
+        elif "u3d_tex_coord_set" in ex_s:
+            tcs[stage] = int(ex_s["u3d_tex_coord_set"])
     m.color_op, m.tex_coord_set = tuple(color_op), tuple(tcs)
     m.extra = bytes.fromhex(str(ex.get("u3d_extra", "")))
     return m
+
+
+def _color_op(slot: TextureSlot, stage: int) -> int:
+    """The stage's colour operation: the file's own while the slot combines as that says (several
+    operations show alike) or shows as its kind says, else the one its combine names."""
+    old = slot.extras.get("u3d_color_op")
+    if old is not None and (not slot.combine or OP_COMBINE.get(int(old), "") == slot.combine):
+        return int(old)
+    if slot.combine in COMBINE_OP:
+        return COMBINE_OP[slot.combine]
+    if slot.kind == "normal":
+        return COLOR_OP_DOTPRODUCT3
+    return COLOR_OP_MODULATE2X if stage == 0 else COLOR_OP_MODULATE
+
+
+def _files(slot: TextureSlot, scene: Scene) -> list[str]:
+    """The stage's file names: the images its nodes show (a cube map's six faces), under the names the
+    file gave them while they are the same images."""
+    faces = slot.cube_faces if len(slot.cube_faces) == 6 and all(
+        0 <= i < len(scene.images) for i in slot.cube_faces) else (slot.image,)
+    stored = [str(f) for f in slot.extras.get("u3d_files", [])]
+    if stored == [scene.images[i].name for i in faces] or (len(stored) == 6 and not slot.cube_faces):
+        return stored
+    return [os.path.basename(scene.images[i].filepath) or scene.images[i].name for i in faces]
