@@ -25,7 +25,8 @@ def sniff(head: bytes, filename: str) -> bool:
 
 
 def version(model) -> str:
-    return "Deus Ex 16-bit" if model.variant == "DEUS_EX" else "standard packed"
+    kinds = {"Deus Ex 16-bit" if m.variant == DEUS_EX else "standard packed" for m in getattr(model, "meshes", [model])}
+    return " and ".join(sorted(kinds))
 
 
 FORMAT = FormatSpec(
