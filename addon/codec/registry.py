@@ -54,6 +54,10 @@ class FormatSpec:
     companions: Callable[[Path], list[Path]] = field(default=lambda p: [])
     # what the companions add to the main file's scene (its animations), for a conversion that takes them in
     join_companions: Callable[[Scene, Path, Warnings], None] | None = None
+    # the parts of a file that convert writes one output each, named after the part (an Unreal script's
+    # meshes), and the import option that loads one of them
+    parts: Callable[[Path], list[str]] = field(default=lambda p: [])
+    part_option: str = ""
     main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
     # the files a write to main_output always makes: all must be newer than the inputs to be up to date
     written: Callable[[Path], list[Path]] = field(default=lambda p: [p])

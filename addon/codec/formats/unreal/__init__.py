@@ -41,6 +41,7 @@ FORMAT = FormatSpec(
     import_options=ImportOptions,
     export_options=ExportOptions,
     sources=read.sources,
+    parts=read.parts, part_option="mesh_name",
     version=version,
     set_name=lambda p: files.stem_and_role(p)[0],
     partner=lambda p: files.stem_and_role(p)[1] in ("a", "uc"),   # the _d.3d file stands for the set

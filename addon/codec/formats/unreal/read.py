@@ -242,3 +242,14 @@ def sources(path: Path) -> list[Path]:
     except FormatError:
         return [Path(path)]
     return [Path(p) for m in getattr(model, "meshes", [model]) for p in (m.data_path, m.anim_path)]
+
+
+def parts(path: Path) -> list[str]:
+    """The meshes of a script that imports several (their files found): convert writes each alone."""
+    if files.stem_and_role(Path(path))[1] != "uc":
+        return []
+    try:
+        model = read(Path(path), None, Warnings())
+    except FormatError:
+        return []
+    return [m.name for m in getattr(model, "meshes", [])]
