@@ -54,7 +54,7 @@ def _rate(scene: Scene, fps, extras: dict) -> float:
     return float(scene.fps or 0.0)
 
 
-def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings) -> list[Sequence]:
+def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings, own: str = "") -> list[Sequence]:
     """MESH SEQUENCEs in file frames: one per animation, or cut at the markers, or one over everything."""
     source = options.sequence_source.upper()
     out = []
@@ -80,10 +80,10 @@ def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings) ->
             out.append(Sequence(m.name, start0 + lo - first0, hi - lo, float(scene.fps or 0.0)))
     elif source != "ALL":
         raise UnsupportedFeature(f"sequence_source must be ANIMATIONS, MARKERS or ALL, not {options.sequence_source!r}")
-    taken: set[str] = set()
     for q in out:
-        # an import of several meshes names each one's "All" "All|Mesh", as the bridge names its actions
-        q.name = _unique(checked_identifier(q.name.split("|")[0], "Seq", "sequence", warnings), taken)
+        # an import of several meshes names each one's animations "Mesh:Sequence"
+        q.name = q.name[len(own):] if own and q.name.lower().startswith(own.lower()) else q.name
+        q.name = checked_identifier(q.name, "Seq", "sequence", warnings)
         q.notifies = [(t, checked_identifier(f, "Notify", "notify function", warnings)) for t, f in q.notifies]
     if not out:
         out = [Sequence("All", 0, count, float(scene.fps or 0.0))]
@@ -148,9 +148,12 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh | Script
     if not getattr(options, "separate_meshes", False) or len(pairs) < 2:
         return _one(scene, merge(scene, options, warnings), options, warnings)
     out, taken = [], set()
-    for node, mesh in pairs:
-        model = _one(scene, merge(scene, options, warnings, [(node, mesh)]), options, warnings)
-        name = (scene.nodes[node].source_name or scene.nodes[node].name) if node >= 0 else mesh.name
+    names = [(scene.nodes[node].source_name or scene.nodes[node].name) if node >= 0 else mesh.name
+             for node, mesh in pairs]
+    for (node, mesh), name in zip(pairs, names):
+        others = tuple(f"{n}:".lower() for n in names if n != name)
+        model = _one(scene, merge(scene, options, warnings, [(node, mesh)], f"{name}:", others), options, warnings,
+                     f"{name}:")
         model.name = _unique(checked_identifier(name, "Mesh", "mesh name", warnings), taken)
         if model.setup is not None:
             model.setup.mesh = model.name
@@ -168,7 +171,7 @@ def _unique(name: str, taken: set[str]) -> str:
     return out
 
 
-def _one(scene: Scene, merged, options, warnings: Warnings) -> UnrealMesh:
+def _one(scene: Scene, merged, options, warnings: Warnings, own: str = "") -> UnrealMesh:
     variant = _variant(options.variant, merged.mesh, warnings)
     frames = merged.frames
     count = frames.shape[1]
@@ -223,7 +226,7 @@ def _one(scene: Scene, merged, options, warnings: Warnings) -> UnrealMesh:
     origin, rotation, mult = _object_setup(scene, merged.node, default, warnings)
     setup = None
     if options.write_uc:
-        seqs = _sequences(scene, options, merged.placed, count, warnings)
+        seqs = _sequences(scene, options, merged.placed, count, warnings, own)
         visible = values["ue_type"] & 15 != TYPE_WEAPON
         setup = MeshSetup(unmirror=unmirror, import_params=str(merged.mesh.extras.get("ue_import_params", "") or ""),
                           origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,

@@ -134,9 +134,11 @@ def _face_values(scene: Scene, mesh: Mesh, face: np.ndarray, numbers: dict[int, 
     return {k: np.clip(np.asarray(v, np.int64), 0, 255) for k, v in out.items()}
 
 
-def merge(scene: Scene, options, warnings: Warnings, pairs: list[tuple[int, Mesh]] | None = None) -> Merged:
-    """The mesh objects `pairs` as one mesh: every one, or only those given (one object of several,
-    with the animations that move it, or all when none does)."""
+def merge(scene: Scene, options, warnings: Warnings, pairs: list[tuple[int, Mesh]] | None = None,
+          own: str = "", others: tuple[str, ...] = ()) -> Merged:
+    """The mesh objects `pairs` as one mesh: every one, or only those given (one object of several)
+    with its animations: those named `own` + sequence (as an import of several meshes names them),
+    else, of those not named after another object (`others`), those that move it (all when none does)."""
     chosen = pairs is not None
     pairs = mesh_nodes(scene) if pairs is None else pairs
     if not pairs:
@@ -145,7 +147,9 @@ def merge(scene: Scene, options, warnings: Warnings, pairs: list[tuple[int, Mesh
     ref_node, ref_mesh = pairs[ref]
     mode, todo = takes(scene, pairs, options, warnings)
     if chosen:
-        todo = [t for t in todo if t[0] is None or _moves(scene, t[0], pairs)] or todo
+        named = [t for t in todo if t[0] is not None and t[0].name.lower().startswith(own.lower())]
+        todo = named or [t for t in todo if t[0] is None or not t[0].name.lower().startswith(others)
+                         and _moves(scene, t[0], pairs)] or todo
     for a, numbers in todo:        # before any frame is baked: a take alone longer than the format holds
         if len(numbers) > MAX_FRAMES:
             raise UnsupportedFeature(f"{'animation ' + repr(a.name) if a else 'the timeline'} has {len(numbers)} "

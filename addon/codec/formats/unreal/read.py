@@ -192,11 +192,12 @@ def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) 
         a_path = files.resolve_from_script(path, setup.anivfile) if setup.anivfile else None
         if d_path is None or a_path is None:
             missing = setup.datafile if d_path is None else setup.anivfile
-            error = FormatError(f"{path.name}: mesh {name!r} names {missing or 'no file'!r}, which is not found "
-                                "beside the script, in the package folder or in Models/", file=str(path))
+            said = (f"mesh {name!r} names {missing or 'no file'!r}, which is not found beside the script, "
+                    "in the package folder or in Models/")
+            error = FormatError(f"{path.name}: {said}", file=str(path))
             if len(pick) == 1:
                 raise error
-            warnings.warn(f"{error}; that mesh is skipped")
+            warnings.warn(f"{said}; that mesh is skipped")
             first_missing = first_missing or error
             continue
         geometry, animation, variant = _read_pair(d_path, a_path, warnings)

@@ -221,16 +221,16 @@ def to_scene(model: UnrealMesh | ScriptMeshes, options, warnings: Warnings) -> S
 
 
 def _joined(scenes: list[Scene]) -> Scene:
-    """One scene of a script's meshes, each its own object with its own materials and actions. An action
-    is named "Sequence|Mesh", as the bridge names the actions of one animation on several objects, so
-    that each mesh's "All" keeps its name on export."""
+    """One scene of a script's meshes, each its own object with its own materials and actions. Its
+    animations are named "Mesh:Sequence": the meshes' "All" are different animations (export with
+    separate meshes gives each mesh those named after it)."""
     out = scenes[0]
     for part in scenes:
         mesh = part.meshes[0].name
         for a in part.animations:
-            a.name = f"{a.name}|{mesh}"
+            a.name = f"{mesh}:{a.name}"
         for m in part.markers:
-            m.name = f"{m.name}|{mesh}"
+            m.name = f"{mesh}:{m.name}"
     for part in scenes[1:]:
         images, materials, meshes = len(out.images), len(out.materials), len(out.meshes)
         for mat in part.materials:
