@@ -99,6 +99,16 @@ def test_a_prototype_file_picked_directly_is_paired_by_the_package_script(tmp_pa
     assert len(results) == 2 and all(r.ok and "bytes identical" in r.message for r in results)
 
 
+def test_a_package_tree_converts_each_data_file_once(tmp_path):
+    pkg = quadshot_package(tmp_path / "Pkg")
+    out = tmp_path / "out"
+    assert main(["convert", str(pkg), "--to", "unreal", "-d", str(out)]) == 0
+    # the ANIVnn.3D files go with the data files the script pairs them with
+    assert sorted(p.name for p in (out / "Models").iterdir() if p.name.endswith("_d.3d")) == \
+        ["data20_d.3d", "data25_d.3d"]
+    assert len(load(out / "Models" / "data20_d.3d").meshes[0].shape_keys) == 5
+
+
 def _female_package(root):
     """female_d.3d, animated by Female1_a.3d (Female1.uc) and by F1Dead_a.3d (FemaleCarcass.uc)."""
     (root / "Models").mkdir(parents=True)

@@ -254,3 +254,13 @@ def parts(path: Path) -> list[str]:
     except FormatError:
         return []
     return [m.name for m in getattr(model, "meshes", [])]
+
+
+def is_partner(path: Path) -> bool:
+    """Read only through another file of its set: an _a.3d, a .uc, or an animation file that only
+    the package's scripts name (ANIVnn.3D); the data file stands for the set."""
+    role = files.stem_and_role(Path(path))[1]
+    if role:
+        return role in ("a", "uc")
+    want = Path(path).name.lower()
+    return any(read_scripts.base_name(u.anivfile) == want for u in read_scripts.users(Path(path)))
