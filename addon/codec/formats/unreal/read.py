@@ -180,7 +180,11 @@ def _read_pair(d_path: Path, a_path: Path, warnings: Warnings) -> tuple:
 def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
     """A script's meshes: the one `wanted` names, else every one whose files exist (a weapon's
     pickup, first- and third-person meshes; a carcass's fragments)."""
-    names = list({n.lower(): n for n in reversed(ucscript.mesh_names(script)) if n}.values())[::-1]
+    first: dict[str, str] = {}
+    for n in ucscript.mesh_names(script):
+        if n:
+            first.setdefault(n.lower(), n)              # a mesh imported twice is read once
+    names = list(first.values())
     pick = [n for n in names if n.lower() == wanted.lower()] if wanted else names
     if not pick:
         raise FormatError(f"{path.name} has no #exec MESH IMPORT" + (f" for mesh {wanted!r}" if wanted else ""),
@@ -237,12 +241,12 @@ def read(path: Path, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
 
 
 def sources(path: Path) -> list[Path]:
-    """The two binary files a read consumes (the script is not rewritten by check)."""
+    """The binary files a read consumes, every pair of a script (the script is not rewritten by check)."""
     try:
         model = read(Path(path), None, Warnings())
     except FormatError:
         return [Path(path)]
-    return [Path(p) for m in getattr(model, "meshes", [model]) for p in (m.data_path, m.anim_path)]
+    return list(dict.fromkeys(Path(p) for m in getattr(model, "meshes", [model]) for p in (m.data_path, m.anim_path)))
 
 
 def parts(path: Path) -> list[str]:
