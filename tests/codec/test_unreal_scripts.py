@@ -83,6 +83,11 @@ def test_export_of_separate_meshes_writes_one_mesh_import_per_object(tmp_path):
     assert sorted(a.name for a in back.animations) == ["QuadShotHeld:All", "QuadShotHeld:Fire", "QuadShotPickup:All"]
     np.testing.assert_allclose(next(n for n in back.nodes if n.name == "QuadShotHeld").matrix[:3, :3],
                                np.eye(3) * 1.6, atol=1e-6)
+    # one object still writes one script entry, under the target's name
+    one = load(tmp_path / "in" / "Classes" / "QuadShot.uc", mesh_name="QuadShotHeld")
+    save(one, tmp_path / "one" / "Held.uc", separate_meshes=True)
+    assert sorted(os.listdir(tmp_path / "one")) == ["Held.uc", "Held_a.3d", "Held_d.3d"]
+    assert (tmp_path / "one" / "Held.uc").read_text("latin-1").count("#exec MESH IMPORT") == 1
     # the default stays: every object merged into one mesh, one MESH IMPORT
     save(scene, tmp_path / "merged" / "Weapon.uc")
     merged = (tmp_path / "merged" / "Weapon.uc").read_text("latin-1")
