@@ -30,15 +30,14 @@ def test_a_script_imports_each_mesh_as_its_own_object(clean, tmp_path):
     # placement: YAW=64 turns the pickup a quarter; the held mesh's MESHMAP SCALE is x1.6
     np.testing.assert_allclose(np.array(pickup.matrix_world)[:3, 0], [0, -1, 0], atol=1e-6)
     np.testing.assert_allclose(np.array(held.matrix_world)[:3, :3], np.eye(3) * 1.6, atol=1e-6)
-    # actions: the pickup plays its one sequence as its action; the held mesh's two are strips of its own,
-    # laid out from frame 0 whatever the pickup has
-    assert pickup.data.shape_keys.animation_data.action.name == "QuadShotPickup:All"
+    # actions: each mesh's sequences are strips of its own, laid out from frame 0 whatever the other has
+    assert _strips(pickup) == [("QuadShotPickup:All", 0, 2), ("QuadShotPickup:Spin", 3, 4)]
     assert _strips(held) == [("QuadShotHeld:All", 0, 4), ("QuadShotHeld:Fire", 5, 7)]
     # each object plays its own file frames: vertex 3 rises 1.0 per file frame
-    for frame, pickup_frame, held_frame in [(0, 0, 0), (2, 2, 2), (4, 2, 4), (5, 2, 1), (7, 2, 3)]:
+    for frame, pickup_frame, held_frame in [(0, 0, 0), (2, 2, 2), (3, 1, 3), (4, 2, 4), (5, None, 1), (7, None, 3)]:
         clean.scene.frame_set(frame)
         assert evaluated_positions(held)[3, 2] == pytest.approx(1.0 + held_frame), frame
-        if frame <= 2:
+        if pickup_frame is not None:
             assert evaluated_positions(pickup)[3, 2] == pytest.approx(1.0 + pickup_frame), frame
     assert clean.scene.frame_end >= 7
     assert pickup.material_slots[0].material != held.material_slots[0].material
@@ -70,7 +69,8 @@ def test_separate_meshes_export_round_trips_each_object(clean, tmp_path):
     seqs = sorted(tuple(line.split()[3:7]) for line in text.splitlines() if line.startswith("#exec MESH SEQUENCE"))
     assert seqs == [("MESH=QuadShotHeld", "SEQ=All", "STARTFRAME=0", "NUMFRAMES=5"),
                     ("MESH=QuadShotHeld", "SEQ=Fire", "STARTFRAME=1", "NUMFRAMES=3"),
-                    ("MESH=QuadShotPickup", "SEQ=All", "STARTFRAME=0", "NUMFRAMES=3")]
+                    ("MESH=QuadShotPickup", "SEQ=All", "STARTFRAME=0", "NUMFRAMES=3"),
+                    ("MESH=QuadShotPickup", "SEQ=Spin", "STARTFRAME=1", "NUMFRAMES=2")]
     bpy.ops.wm.read_homefile(use_empty=True)
     assert bpy.ops.import_scene.unreal_vertex_mesh(filepath=str(out)) == {"FINISHED"}
     obs = _meshes()

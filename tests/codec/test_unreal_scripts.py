@@ -33,8 +33,8 @@ def test_a_script_imports_every_mesh_whose_files_exist(tmp_path):
     # each its own actions, keying only its own object
     owner = {a.name: {c.target for c in a.channels} for a in scene.animations}
     node = {n.name: i for i, n in enumerate(scene.nodes)}
-    assert owner == {"QuadShotPickup:All": {node["QuadShotPickup"]}, "QuadShotHeld:All": {node["QuadShotHeld"]},
-                     "QuadShotHeld:Fire": {node["QuadShotHeld"]}}
+    assert owner == {"QuadShotPickup:All": {node["QuadShotPickup"]}, "QuadShotPickup:Spin": {node["QuadShotPickup"]},
+                     "QuadShotHeld:All": {node["QuadShotHeld"]}, "QuadShotHeld:Fire": {node["QuadShotHeld"]}}
     # each its own skin material
     assert len({i for m in scene.meshes for i in m.materials}) == 2
 
@@ -80,7 +80,8 @@ def test_export_of_separate_meshes_writes_one_mesh_import_per_object(tmp_path):
     back = load(target)
     assert [m.name for m in back.meshes] == MESHES and [_keys_of(back, m) for m in MESHES] == [3, 5]
     # each mesh keeps its own sequences (the pickup has no Fire)
-    assert sorted(a.name for a in back.animations) == ["QuadShotHeld:All", "QuadShotHeld:Fire", "QuadShotPickup:All"]
+    assert sorted(a.name for a in back.animations) == ["QuadShotHeld:All", "QuadShotHeld:Fire", "QuadShotPickup:All",
+                                                                "QuadShotPickup:Spin"]
     np.testing.assert_allclose(next(n for n in back.nodes if n.name == "QuadShotHeld").matrix[:3, :3],
                                np.eye(3) * 1.6, atol=1e-6)
     # one object still writes one script entry, under the target's name

@@ -2,7 +2,8 @@
 
 Every mesh object is merged into the one mesh (merge.py), or with the option
 separate_meshes each becomes a mesh of its own, named after its object, all
-imported by the one script (every animation is each one's sequences); each Scene
+imported by the one script (its sequences: the animations named "Object:Sequence",
+as an import of several meshes names them, else those that move it); each Scene
 animation becomes a sequence, its frames laid after the previous ones
 (frames.py). The reference object's matrix becomes the script's MESH ORIGIN,
 rotation and MESHMAP SCALE, so the vertices keep the default scale; with
