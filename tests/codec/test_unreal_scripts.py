@@ -168,3 +168,14 @@ def test_a_broken_file_of_one_mesh_fails_the_script_read_naming_it(tmp_path):
     (pkg / "Models" / "ANIV20.3D").write_bytes(a_file([[(0, 0, 0)] * 4])[:3])
     with pytest.raises(FormatError, match="ANIV20.3D"):
         load(pkg / "Classes" / "QuadShot.uc")
+
+
+def test_a_script_of_very_many_meshes_reads_a_bounded_number(tmp_path):
+    d, a = tetra_pair(1)
+    (tmp_path / "t_d.3d").write_bytes(d)
+    (tmp_path / "t_a.3d").write_bytes(a)
+    lines = [f"#exec MESH IMPORT MESH=M{i} ANIVFILE=t_a.3d DATAFILE=t_d.3d" for i in range(300)]
+    (tmp_path / "many.uc").write_text("\r\n".join(lines), "latin-1")
+    scene = load(tmp_path / "many.uc")
+    assert len(scene.meshes) == 256
+    assert any("imports 300 meshes; reading the first 256" in w for w in scene.warnings)

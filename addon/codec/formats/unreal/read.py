@@ -21,6 +21,7 @@ from .packing import is_deus_ex, stored_vertices, vertices_present
 # frames whose stride stores fewer vertices than the mesh has still give every vertex a position in
 # every frame: (frames x vertices x 12 bytes) may exceed the file only by this much
 MAX_GROWTH, MAX_EXTRA = 32, 16 << 20
+MAX_SCRIPT_MESHES = 256        # meshes read from one script (a carcass's fragments are a dozen)
 
 
 def read_geometry(data: bytes, warnings: Warnings) -> GeometryFile:
@@ -108,7 +109,7 @@ def _script_for(d_path: Path, warnings: Warnings) -> tuple[Path | None, Script |
     hit = next(iter(read_scripts.users(d_path)), None)
     if hit is None:
         return None, None
-    return hit.script, ucscript.parse(hit.text, warnings, hit.script.name)
+    return hit.script, ucscript.parse(_read_bytes(hit.script), warnings, hit.script.name)
 
 
 def _named(imp: read_scripts.MeshImport) -> str:
@@ -189,7 +190,10 @@ def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) 
     if not pick:
         raise FormatError(f"{path.name} has no #exec MESH IMPORT" + (f" for mesh {wanted!r}" if wanted else ""),
                           file=str(path))
-    meshes, first_missing = [], None
+    if len(pick) > MAX_SCRIPT_MESHES:
+        warnings.warn(f"{path.name} imports {len(pick)} meshes; reading the first {MAX_SCRIPT_MESHES}")
+        pick = pick[:MAX_SCRIPT_MESHES]
+    meshes, first_missing, pairs = [], None, {}
     for name in pick:
         setup = ucscript.describe(script, name, Warnings())
         d_path = files.resolve_from_script(path, setup.datafile) if setup.datafile else None
@@ -204,7 +208,9 @@ def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) 
             warnings.warn(f"{said}; that mesh is skipped")
             first_missing = first_missing or error
             continue
-        geometry, animation, variant = _read_pair(d_path, a_path, warnings)
+        if (d_path, a_path) not in pairs:          # meshes that share their files read them once
+            pairs[d_path, a_path] = _read_pair(d_path, a_path, warnings)
+        geometry, animation, variant = pairs[d_path, a_path]
         meshes.append(UnrealMesh(name=name, variant=variant, geometry=geometry, animation=animation, script=script,
                                  data_path=str(d_path), anim_path=str(a_path), script_path=str(path)))
     if not meshes:
@@ -225,7 +231,8 @@ def read(path: Path, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
         d_path, a_path = files.pair_for(path)
     except FormatError as missing:
         d_path, a_path, hit = _partner_from_scripts(path, missing, wanted, warnings)
-        script_path, script, name = hit.script, ucscript.parse(hit.text, warnings, hit.script.name), hit.mesh
+        script_path, name = hit.script, hit.mesh
+        script = ucscript.parse(_read_bytes(hit.script), warnings, hit.script.name)
         stem = files.stem_and_role(d_path)[0]
     use_script = getattr(options, "use_uc_script", True)
     if use_script and script is None:

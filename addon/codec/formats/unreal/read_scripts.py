@@ -24,10 +24,10 @@ MAX_SCRIPT_BYTES = 1 << 20       # a bigger .uc is no mesh script
 
 @dataclass(frozen=True)
 class MeshImport:
-    """One `#exec MESH IMPORT` of a script, and the script's text (parsed again when it is chosen)."""
+    """One `#exec MESH IMPORT` of a script (the script itself is read again when it is chosen: the
+    index keeps no texts, however many scripts a folder holds)."""
 
     script: Path
-    text: bytes
     mesh: str
     datafile: str
     anivfile: str
@@ -70,7 +70,7 @@ def _imports(folder: str, stamp: tuple) -> tuple[MeshImport, ...]:
             continue
         for d in ucscript.parse(text, Warnings(), name).directives:
             if (d.group, d.command) == ("MESH", "IMPORT") and d.get("MESH"):
-                out.append(MeshImport(path, text, d.get("MESH"), d.get("DATAFILE"), d.get("ANIVFILE")))
+                out.append(MeshImport(path, d.get("MESH"), d.get("DATAFILE"), d.get("ANIVFILE")))
     return tuple(out)
 
 
