@@ -179,3 +179,16 @@ def test_a_script_of_very_many_meshes_reads_a_bounded_number(tmp_path):
     scene = load(tmp_path / "many.uc")
     assert len(scene.meshes) == 256
     assert any("imports 300 meshes; reading the first 256" in w for w in scene.warnings)
+
+
+def test_separate_meshes_give_each_object_the_animations_that_move_it(tmp_path):
+    """Animations not named after an object (made in Blender) go to the objects they key."""
+    scene = load(quadshot_package(tmp_path / "in") / "Classes" / "QuadShot.uc")
+    for a in scene.animations:
+        a.name = a.name.split(":", 1)[1]            # All, Spin (the pickup's); All, Fire (the held mesh's)
+    target = tmp_path / "out" / "Weapon.uc"
+    save(scene, target, separate_meshes=True)
+    seqs = sorted(tuple(line.split()[3:6]) for line in target.read_text("latin-1").splitlines()
+                  if line.startswith("#exec MESH SEQUENCE"))
+    assert [(m, q) for m, q, _ in seqs] == [("MESH=QuadShotHeld", "SEQ=All"), ("MESH=QuadShotHeld", "SEQ=Fire"),
+                                           ("MESH=QuadShotPickup", "SEQ=All"), ("MESH=QuadShotPickup", "SEQ=Spin")]

@@ -147,9 +147,10 @@ def merge(scene: Scene, options, warnings: Warnings, pairs: list[tuple[int, Mesh
     ref_node, ref_mesh = pairs[ref]
     mode, todo = takes(scene, pairs, options, warnings)
     if chosen:
-        named = [t for t in todo if t[0] is not None and t[0].name.lower().startswith(own.lower())]
-        todo = named or [t for t in todo if t[0] is None or not t[0].name.lower().startswith(others)
-                         and _moves(scene, t[0], pairs)] or todo
+        named = any(a is not None and a.name.lower().startswith(own.lower()) for a, _ in todo)
+        todo = [(a, n) for a, n in todo if a is None or (a.name.lower().startswith(own.lower()) if named else
+                                                         not a.name.lower().startswith(others)
+                                                         and _moves(scene, a, pairs))] or todo
     for a, numbers in todo:        # before any frame is baked: a take alone longer than the format holds
         if len(numbers) > MAX_FRAMES:
             raise UnsupportedFeature(f"{'animation ' + repr(a.name) if a else 'the timeline'} has {len(numbers)} "
