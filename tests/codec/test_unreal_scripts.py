@@ -192,3 +192,14 @@ def test_separate_meshes_give_each_object_the_animations_that_move_it(tmp_path):
                   if line.startswith("#exec MESH SEQUENCE"))
     assert [(m, q) for m, q, _ in seqs] == [("MESH=QuadShotHeld", "SEQ=All"), ("MESH=QuadShotHeld", "SEQ=Fire"),
                                            ("MESH=QuadShotPickup", "SEQ=All"), ("MESH=QuadShotPickup", "SEQ=Spin")]
+
+
+def test_a_script_beside_the_files_pairs_them(tmp_path):
+    d, a = tetra_pair(3)
+    (tmp_path / "DATA01.3D").write_bytes(d)
+    (tmp_path / "aniv01.3d").write_bytes(a)
+    (tmp_path / "Thing.uc").write_text("#exec MESH IMPORT MESH=Thing ANIVFILE=Models\\ANIV01.3D "
+                                       "DATAFILE=Models\\data01.3d\r\n", "latin-1")
+    for opened in ("DATA01.3D", "aniv01.3d"):
+        scene = load(tmp_path / opened)
+        assert scene.meshes[0].name == "Thing" and len(scene.meshes[0].shape_keys) == 3
