@@ -63,7 +63,7 @@ def test_info_and_convert_of_the_script_see_every_mesh(tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["convert", str(uc), str(out / "weapon_d.3d")]) == 0
     # one output per mesh, named after it; each holds that mesh alone
-    assert sorted(os.listdir(out)) == sorted([f"{m}_{r}.3d" for m in MESHES for r in "ad"] + [f"{m}.uc" for m in MESHES])
+    assert sorted(os.listdir(out)) == sorted(f"{m}{end}" for m in MESHES for end in ("_d.3d", "_a.3d", ".uc"))
     for mesh, frames in zip(MESHES, (3, 5)):
         back = load(out / f"{mesh}_d.3d")
         assert len(back.meshes) == 1 and len(back.meshes[0].shape_keys) == frames
