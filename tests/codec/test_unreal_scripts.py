@@ -143,6 +143,11 @@ def test_a_data_file_two_scripts_animate_imports_the_first_and_names_the_other(t
         results = check(pkg / "Models" / opened)
         assert len(results) == 2 and all(r.ok and "bytes identical" in r.message for r in results), results
     assert load(pkg / "Models" / "F1Dead_a.3d").meshes[0].name == "F1Dead"
+    # converted, the data file gives one output per animation it has
+    assert main(["convert", str(pkg), "--to", "unreal", "-d", str(tmp_path / "out")]) == 0
+    assert sorted(p.name for p in (tmp_path / "out" / "Models").iterdir()) == \
+        ["F1Dead.uc", "F1Dead_a.3d", "F1Dead_d.3d", "Female1.uc", "Female1_a.3d", "Female1_d.3d"]
+    assert len(load(tmp_path / "out" / "Models" / "F1Dead_d.3d").meshes[0].shape_keys) == 2
 
 
 def test_the_package_scripts_are_read_once_per_folder(tmp_path, monkeypatch):

@@ -257,8 +257,13 @@ def sources(path: Path) -> list[Path]:
 
 
 def parts(path: Path) -> list[str]:
-    """The meshes of a script that imports several (their files found): convert writes each alone."""
+    """The meshes of a script that imports several (their files found), or the meshes of the package's
+    scripts that animate a data file with no partner of its own: convert writes each alone."""
     if files.stem_and_role(Path(path))[1] != "uc":
+        try:
+            files.pair_for(Path(path))
+        except FormatError:
+            return [u.mesh for u in read_scripts.users(Path(path))]
         return []
     try:
         model = read(Path(path), None, Warnings())
