@@ -208,3 +208,12 @@ def test_a_script_beside_the_files_pairs_them(tmp_path):
     for opened in ("DATA01.3D", "aniv01.3d"):
         scene = load(tmp_path / opened)
         assert scene.meshes[0].name == "Thing" and len(scene.meshes[0].shape_keys) == 3
+
+
+def test_a_warning_of_one_mesh_of_several_names_the_mesh(tmp_path):
+    pkg = quadshot_package(tmp_path)
+    aniv = pkg / "Models" / "ANIV25.3D"
+    aniv.write_bytes(aniv.read_bytes() + b"junk")           # bytes after the pickup's last frame
+    scene = load(pkg / "Classes" / "QuadShot.uc")
+    assert any(w.startswith("mesh 'QuadShotPickup': 4 bytes after frame 3 ignored") for w in scene.warnings), \
+        scene.warnings

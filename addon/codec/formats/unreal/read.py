@@ -209,7 +209,9 @@ def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) 
             first_missing = first_missing or error
             continue
         if (d_path, a_path) not in pairs:          # meshes that share their files read them once
-            pairs[d_path, a_path] = _read_pair(d_path, a_path, warnings)
+            own = Warnings()
+            pairs[d_path, a_path] = _read_pair(d_path, a_path, own)
+            warnings.extend([f"mesh {name!r}: {w}" for w in own.as_list()] if len(pick) > 1 else own)
         geometry, animation, variant = pairs[d_path, a_path]
         meshes.append(UnrealMesh(name=name, variant=variant, geometry=geometry, animation=animation, script=script,
                                  data_path=str(d_path), anim_path=str(a_path), script_path=str(path)))

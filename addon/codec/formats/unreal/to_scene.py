@@ -162,7 +162,12 @@ def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Wa
 
 def to_scene(model: UnrealMesh | ScriptMeshes, options, warnings: Warnings) -> Scene:
     if isinstance(model, ScriptMeshes):
-        return _joined([to_scene(m, options, warnings) for m in model.meshes])
+        scenes = []
+        for m in model.meshes:
+            own = Warnings()
+            scenes.append(to_scene(m, options, own))
+            warnings.extend([f"mesh {m.name!r}: {w}" for w in own.as_list()])
+        return _joined(scenes)
     g, variant = model.geometry, model.variant
     nv = g.num_verts
     tris = g.triangles
