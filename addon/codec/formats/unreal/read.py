@@ -249,10 +249,10 @@ def read(path: Path, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
                       script_path=str(script_path) if script_path else "")
 
 
-def sources(path: Path) -> list[Path]:
+def sources(path: Path, options=None) -> list[Path]:
     """The binary files a read consumes, every pair of a script (the script is not rewritten by check)."""
     try:
-        model = read(Path(path), None, Warnings())
+        model = read(Path(path), options, Warnings())
     except FormatError:
         return [Path(path)]
     return list(dict.fromkeys(Path(p) for m in getattr(model, "meshes", [model]) for p in (m.data_path, m.anim_path)))
