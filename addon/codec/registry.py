@@ -45,7 +45,7 @@ class FormatSpec:
     import_options: type                        # frozen dataclass of import options
     export_options: type                        # frozen dataclass of export options
     # the files a read (with these import options, or the defaults) consumed, for check
-    sources: Callable[..., list[Path]] = field(default=lambda p, options=None: [p])
+    sources: Callable[[Path, Any], list[Path]] = field(default=lambda p, options=None: [p])
     version: Callable[[Any], str] = field(default=lambda m: "")
     # for folder trees: the name a file's set goes by, and whether a file is only read through another
     set_name: Callable[[Path], str] = field(default=lambda p: p.name[:p.name.rfind(".")] if "." in p.name else p.name)
