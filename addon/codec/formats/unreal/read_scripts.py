@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import Warnings
-from ...fileio import usable_name
 from . import files, ucscript
 
 MAX_SCRIPTS = 4096               # .uc files indexed in one folder
@@ -44,7 +43,7 @@ def _stamp(folder: Path) -> tuple:
     try:
         with os.scandir(folder) as it:
             for e in it:
-                if e.name.lower().endswith(".uc") and usable_name(e.name):
+                if e.name[-3:].lower() == ".uc":
                     try:
                         st = e.stat()
                     except OSError:
