@@ -77,7 +77,7 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     stripped: dict = {}         # owner pointer -> (owner, [(action placed on a strip, (path, index) keyed)])
     # NLA strips one after another, overlapping only where they agree: each animation plays alone
     placed = [a for a in scene.animations if a.placement == "NLA"]
-    starts = dict(zip(map(id, placed), animation.layout(placed)))
+    starts = {id(a): s for group in _sharing_targets(placed) for a, s in zip(group, animation.layout(group))}
     if placed and scene.frame_end is not None:
         last = max(starts[id(a)] + animation.frame_span(a)[1] - 1 for a in placed)
         scene.frame_end = max(int(scene.frame_end), int(last))
@@ -114,6 +114,18 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
     for owner, placed_actions in stripped.values():
         _shape_keys_rest_between_strips(owner, placed_actions)
     return actions
+
+
+def _sharing_targets(anims: list[Animation]) -> list[list[Animation]]:
+    """The animations in groups that key common objects, in their order: a group's strips are laid one
+    after another, while objects that share none (an Unreal script's meshes) each start on their own."""
+    groups: list[tuple[set, list[int]]] = []
+    for i, a in enumerate(anims):
+        targets = {c.target for c in a.channels}
+        joined = [g for g in groups if not targets or not g[0] or g[0] & targets]
+        rest = [g for g in groups if all(g is not j for j in joined)]
+        groups = rest + [(targets.union(*(g[0] for g in joined)), sorted([i, *(k for g in joined for k in g[1])]))]
+    return [[anims[k] for k in g[1]] for g in groups]
 
 
 def _shape_keys_rest_between_strips(owner, placed_actions) -> None:

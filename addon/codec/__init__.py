@@ -110,7 +110,7 @@ def check(path: str | Path, fmt: str = "", **options) -> list[CheckResult]:
     except CodecError as e:
         return [CheckResult(str(p), False, f"{type(e).__name__}: {e}")]
     results = []
-    for src in spec.sources(p):
+    for src in spec.sources(p, options_for(spec.import_options, options)):
         if src not in encoded:
             results.append(CheckResult(str(src), False, "not rewritten"))
             continue

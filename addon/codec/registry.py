@@ -44,7 +44,8 @@ class FormatSpec:
     from_scene: Callable[[Scene, Any, Warnings], Any]
     import_options: type                        # frozen dataclass of import options
     export_options: type                        # frozen dataclass of export options
-    sources: Callable[[Path], list[Path]] = field(default=lambda p: [p])   # the files a read consumed (for check)
+    # the files a read (with these import options, or the defaults) consumed, for check
+    sources: Callable[[Path, Any], list[Path]] = field(default=lambda p, options=None: [p])
     version: Callable[[Any], str] = field(default=lambda m: "")
     # for folder trees: the name a file's set goes by, and whether a file is only read through another
     set_name: Callable[[Path], str] = field(default=lambda p: p.name[:p.name.rfind(".")] if "." in p.name else p.name)
@@ -54,6 +55,10 @@ class FormatSpec:
     companions: Callable[[Path], list[Path]] = field(default=lambda p: [])
     # what the companions add to the main file's scene (its animations), for a conversion that takes them in
     join_companions: Callable[[Scene, Path, Warnings], None] | None = None
+    # the parts of a file that convert writes one output each, named after the part (an Unreal script's
+    # meshes), and the import option that loads one of them
+    parts: Callable[[Path], list[str]] = field(default=lambda p: [])
+    part_option: str = ""
     main_suffix: str = ""                      # the first file written for a set ("" = extensions[0])
     # the files a write to main_output always makes: all must be newer than the inputs to be up to date
     written: Callable[[Path], list[Path]] = field(default=lambda p: [p])

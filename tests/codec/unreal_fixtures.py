@@ -134,3 +134,33 @@ def bmp8(rows_bottom_first: list[list[int]], palette: dict[int, tuple[int, int, 
     offset = 14 + 40 + 1024
     info = struct.pack("<IiiHHIIiiII", 40, w, -h if top_down else h, 1, 8, 0, len(pixels), 2835, 2835, 256, 0)
     return struct.pack("<2sIHHI", b"BM", offset + len(pixels), 0, 0, offset) + info + bytes(pal) + pixels
+
+
+# A weapon's package, laid out as Unreal 1's sources are: Classes/QuadShot.uc imports three meshes
+# with prototype names (DATAnn.3D / ANIVnn.3D), two of whose files are there.
+QUADSHOT_UC = r"""class QuadShot extends Weapon;
+#exec MESH IMPORT MESH=QuadShotPickup ANIVFILE=MODELS\aniv25.3D DATAFILE=MODELS\data25.3D X=0 Y=0 Z=0
+#exec MESH ORIGIN MESH=QuadShotPickup X=0 Y=0 Z=0 YAW=64
+#exec MESH SEQUENCE MESH=QuadShotPickup SEQ=All STARTFRAME=0 NUMFRAMES=3
+#exec MESH SEQUENCE MESH=QuadShotPickup SEQ=Spin STARTFRAME=1 NUMFRAMES=2
+#exec MESHMAP NEW MESHMAP=QuadShotPickup MESH=QuadShotPickup
+#exec MESHMAP SCALE MESHMAP=QuadShotPickup X=0.125 Y=0.125 Z=0.25
+#exec MESH IMPORT MESH=QuadShotHeld ANIVFILE=MODELS\aniv20.3D DATAFILE=MODELS\data20.3D X=0 Y=0 Z=0
+#exec MESH SEQUENCE MESH=QuadShotHeld SEQ=All STARTFRAME=0 NUMFRAMES=5
+#exec MESH SEQUENCE MESH=QuadShotHeld SEQ=Fire STARTFRAME=1 NUMFRAMES=3
+#exec MESHMAP NEW MESHMAP=QuadShotHeld MESH=QuadShotHeld
+#exec MESHMAP SCALE MESHMAP=QuadShotHeld X=0.2 Y=0.2 Z=0.4
+#exec MESH IMPORT MESH=QuadShot3rd ANIVFILE=MODELS\aniv26.3D DATAFILE=MODELS\data26.3D X=0 Y=0 Z=0
+"""
+
+
+def quadshot_package(root: Path) -> Path:
+    """The package folder: the pickup's 3 frames and the held mesh's 5 (vertex 3 rises 4 raw Z per frame)."""
+    (root / "Models").mkdir(parents=True)
+    (root / "Classes").mkdir()
+    for n, frames in ((25, 3), (20, 5)):
+        d, a = tetra_pair(frames)
+        (root / "Models" / f"data{n}.3D").write_bytes(d)
+        (root / "Models" / f"ANIV{n}.3D").write_bytes(a)       # names on disk differ in case from the script's
+    (root / "Classes" / "QuadShot.uc").write_bytes(QUADSHOT_UC.encode("latin-1"))
+    return root

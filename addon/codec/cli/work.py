@@ -30,6 +30,11 @@ def _describe(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}"
 
 
+def _file_stem(part: str) -> str:
+    """A part's name (from the file's contents) as a file name: no folders, no leading dot."""
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in part) or "part"
+
+
 def convert_job(job: dict) -> dict:
     """job: input, output, to (format name), options, overwrite, skip_up_to_date, clash."""
     start = time.perf_counter()
@@ -42,13 +47,24 @@ def convert_job(job: dict) -> dict:
         spec = find_format(src)
         rec["format"] = spec.name
         inputs = {src.resolve(), *(p.resolve() for p in [*spec.sources(src), *spec.companions(src)])}
-        made = find_format(out, name=job["to"]).written(out)
+        to = find_format(out, name=job["to"])
+        options = job.get("options", {})
+        # a file of several parts (a script's meshes) gives one output per part, named after it
+        parts = spec.parts(src) if spec.part_option and not options.get(spec.part_option) else []
+        outs = [(to.main_output(out.parent, _file_stem(p)), {**options, spec.part_option: p}) for p in parts] \
+            if len(parts) > 1 else [(out, options)]
+        made = [p for o, _ in outs for p in to.written(o)]
         if job.get("skip_up_to_date") and all(p.exists() and p.resolve() not in inputs for p in made) \
                 and min(p.stat().st_mtime for p in made) >= _newest(inputs):
             rec.update(status="skipped", outputs=[str(p) for p in made])
             return rec
-        scene = load(src, with_companions=True, **job.get("options", {}))
-        files, warnings = encode(scene, out, job["to"], **job.get("options", {}))
+        files, warnings, scenes = {}, [], []
+        for o, opts in outs:
+            scene = load(src, with_companions=True, **opts)
+            encoded, said = encode(scene, o, job["to"], **opts)
+            files.update(encoded)
+            warnings += list(scene.warnings) + said
+            scenes.append(scene)
         if not job.get("overwrite"):
             for p in files:
                 if p.resolve() in inputs:
@@ -56,8 +72,8 @@ def convert_job(job: dict) -> dict:
                 if p.exists():
                     raise Refused(f"refusing to overwrite {p}, which exists (use --overwrite)")
         written = write_atomically(files)
-        rec.update(status="ok", outputs=[str(p) for p in written], warnings=list(scene.warnings) + warnings,
-                   losses=losses(scene, job["to"]))
+        rec.update(status="ok", outputs=[str(p) for p in written], warnings=warnings,
+                   losses=list(dict.fromkeys(x for sc in scenes for x in losses(sc, job["to"]))))
     except Exception as e:     # noqa: BLE001  a bad file is reported and the batch goes on
         rec["error"] = _describe(e)
     finally:

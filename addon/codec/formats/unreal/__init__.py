@@ -25,7 +25,8 @@ def sniff(head: bytes, filename: str) -> bool:
 
 
 def version(model) -> str:
-    return "Deus Ex 16-bit" if model.variant == "DEUS_EX" else "standard packed"
+    kinds = {"Deus Ex 16-bit" if m.variant == DEUS_EX else "standard packed" for m in getattr(model, "meshes", [model])}
+    return " and ".join(sorted(kinds))
 
 
 FORMAT = FormatSpec(
@@ -40,9 +41,10 @@ FORMAT = FormatSpec(
     import_options=ImportOptions,
     export_options=ExportOptions,
     sources=read.sources,
+    parts=read.parts, part_option="mesh_name",
     version=version,
     set_name=lambda p: files.stem_and_role(p)[0],
-    partner=lambda p: files.stem_and_role(p)[1] in ("a", "uc"),   # the _d.3d file stands for the set
+    partner=read.is_partner,                                       # the data file stands for the set
     main_suffix="_d.3d",
     written=lambda p: [p, p.with_name(files.stem_and_role(p)[0] + "_a.3d")],
     limits=Limits(vertices=MAX_VERTICES[STANDARD], faces=from_scene.MAX_TRIANGLES, frames=MAX_FRAMES,

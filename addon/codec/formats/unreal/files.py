@@ -13,8 +13,6 @@ from ...errors import FormatError
 from ...fileio import is_dir, is_file, usable_name
 
 TEXTURE_EXTENSIONS = (".pcx", ".bmp", ".png", ".tga")
-_MAX_SCRIPTS = 64              # .uc files scanned in one folder when X.uc is absent
-_MAX_SCRIPT_BYTES = 1 << 20
 
 
 def _entries(folder: Path, name: str) -> list[Path]:
@@ -91,18 +89,6 @@ def script_candidates(folder: Path, stem: str) -> list[Path]:
         if hit is not None and hit not in out:
             out.append(hit)
     return out
-
-
-def other_scripts(folder: Path) -> list[Path]:
-    """Other small .uc files beside the pair or in Classes/, for a script named after its class."""
-    out = []
-    for d in (folder, find_dir_ci(folder.parent, "Classes")):
-        if d is None:
-            continue
-        for p in sorted(d.iterdir())[:_MAX_SCRIPTS * 4]:
-            if p.suffix.lower() == ".uc" and p.is_file() and p.stat().st_size <= _MAX_SCRIPT_BYTES:
-                out.append(p)
-    return out[:_MAX_SCRIPTS]
 
 
 def resolve_from_script(script_path: Path, relative: str) -> Path | None:

@@ -1,6 +1,9 @@
 """Neutral Scene -> Unreal Engine 1 vertex mesh model (the export side of scene.py's conventions).
 
-Every mesh object is merged into the one mesh (merge.py); each Scene
+Every mesh object is merged into the one mesh (merge.py), or with the option
+separate_meshes each becomes a mesh of its own, named after its object, all
+imported by the one script (its sequences: the animations named "Object:Sequence",
+as an import of several meshes names them, else those that move it); each Scene
 animation becomes a sequence, its frames laid after the previous ones
 (frames.py). The reference object's matrix becomes the script's MESH ORIGIN,
 rotation and MESHMAP SCALE, so the vertices keep the default scale; with
@@ -16,9 +19,9 @@ from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
 from . import files
 from .conventions import BASIS, DEFAULT_SCALE, corner_order, rotation_angles, tidy, uv_from_blender
-from .merge import MAX_FRAMES, merge
+from .merge import MAX_FRAMES, merge, mesh_nodes
 from .model import (BYTES_PER_VERTEX, DEUS_EX, MAX_VERTICES, PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, STANDARD,
-                    TRIANGLE, TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, Sequence, UnrealMesh)
+                    TRIANGLE, TYPE_WEAPON, AnimationFile, GeometryFile, MeshSetup, ScriptMeshes, Sequence, UnrealMesh)
 from .packing import LIMITS, pack_axes, quantize_axes
 from .ucscript import checked_identifier
 
@@ -52,7 +55,7 @@ def _rate(scene: Scene, fps, extras: dict) -> float:
     return float(scene.fps or 0.0)
 
 
-def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings) -> list[Sequence]:
+def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings, own: str = "") -> list[Sequence]:
     """MESH SEQUENCEs in file frames: one per animation, or cut at the markers, or one over everything."""
     source = options.sequence_source.upper()
     out = []
@@ -79,6 +82,8 @@ def _sequences(scene: Scene, options, placed, count: int, warnings: Warnings) ->
     elif source != "ALL":
         raise UnsupportedFeature(f"sequence_source must be ANIMATIONS, MARKERS or ALL, not {options.sequence_source!r}")
     for q in out:
+        # an import of several meshes names each one's animations "Mesh:Sequence"
+        q.name = q.name[len(own):] if own and q.name.lower().startswith(own.lower()) else q.name
         q.name = checked_identifier(q.name, "Seq", "sequence", warnings)
         q.notifies = [(t, checked_identifier(f, "Notify", "notify function", warnings)) for t, f in q.notifies]
     if not out:
@@ -139,8 +144,35 @@ def _variant(option: str, mesh: Mesh, warnings: Warnings) -> str:
     return variant
 
 
-def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
-    merged = merge(scene, options, warnings)
+def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
+    pairs = mesh_nodes(scene)
+    if not getattr(options, "separate_meshes", False) or len(pairs) < 2:
+        return _one(scene, merge(scene, options, warnings), options, warnings)
+    out, taken = [], set()
+    names = [(scene.nodes[node].source_name or scene.nodes[node].name) if node >= 0 else mesh.name
+             for node, mesh in pairs]
+    for (node, mesh), name in zip(pairs, names):
+        others = tuple(f"{n}:".lower() for n in names if n != name)
+        model = _one(scene, merge(scene, options, warnings, [(node, mesh)], f"{name}:", others), options, warnings,
+                     f"{name}:")
+        model.name = _unique(checked_identifier(name, "Mesh", "mesh name", warnings), taken)
+        if model.setup is not None:
+            model.setup.mesh = model.name
+        out.append(model)
+    return ScriptMeshes(out)
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or name_2, name_3 ... when another mesh has it (file names compare ignoring case)."""
+    out, n = name, 1
+    while out.lower() in taken:
+        n += 1
+        out = f"{name}_{n}"
+    taken.add(out.lower())
+    return out
+
+
+def _one(scene: Scene, merged, options, warnings: Warnings, own: str = "") -> UnrealMesh:
     variant = _variant(options.variant, merged.mesh, warnings)
     frames = merged.frames
     count = frames.shape[1]
@@ -195,7 +227,7 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh:
     origin, rotation, mult = _object_setup(scene, merged.node, default, warnings)
     setup = None
     if options.write_uc:
-        seqs = _sequences(scene, options, merged.placed, count, warnings)
+        seqs = _sequences(scene, options, merged.placed, count, warnings, own)
         visible = values["ue_type"] & 15 != TYPE_WEAPON
         setup = MeshSetup(unmirror=unmirror, import_params=str(merged.mesh.extras.get("ue_import_params", "") or ""),
                           origin=tuple(tidy(o * factor) for o in origin), rotation=rotation,

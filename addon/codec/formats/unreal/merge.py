@@ -17,7 +17,7 @@ from ... import meshops
 from ...axes import inverse_or_identity
 from ...errors import UnsupportedFeature, Warnings
 from ...scene import Mesh, Scene
-from .frames import lay_out, positions, takes
+from .frames import drives, lay_out, positions, takes
 from .model import TYPE_NORMAL, TYPE_TWO_SIDED, TYPE_WEAPON
 
 MAX_FRAMES = 65535          # the frame count is 16 bits
@@ -134,13 +134,23 @@ def _face_values(scene: Scene, mesh: Mesh, face: np.ndarray, numbers: dict[int, 
     return {k: np.clip(np.asarray(v, np.int64), 0, 255) for k, v in out.items()}
 
 
-def merge(scene: Scene, options, warnings: Warnings) -> Merged:
-    pairs = mesh_nodes(scene)
+def merge(scene: Scene, options, warnings: Warnings, pairs: list[tuple[int, Mesh]] | None = None,
+          own: str = "", others: tuple[str, ...] = ()) -> Merged:
+    """The mesh objects `pairs` as one mesh: every one, or only those given (one object of several)
+    with its animations: those named `own` + sequence (as an import of several meshes names them),
+    else, of those not named after another object (`others`), those that move it (all when none does)."""
+    chosen = pairs is not None
+    pairs = mesh_nodes(scene) if pairs is None else pairs
     if not pairs:
         raise UnsupportedFeature("nothing to export: the scene has no mesh")
     ref = reference(pairs)
     ref_node, ref_mesh = pairs[ref]
     mode, todo = takes(scene, pairs, options, warnings)
+    if chosen:
+        named = any(a is not None and a.name.lower().startswith(own.lower()) for a, _ in todo)
+        todo = [(a, n) for a, n in todo if a is None or (a.name.lower().startswith(own.lower()) if named else
+                                                         not a.name.lower().startswith(others)
+                                                         and _moves(scene, a, pairs))] or todo
     for a, numbers in todo:        # before any frame is baked: a take alone longer than the format holds
         if len(numbers) > MAX_FRAMES:
             raise UnsupportedFeature(f"{'animation ' + repr(a.name) if a else 'the timeline'} has {len(numbers)} "
@@ -174,6 +184,12 @@ def merge(scene: Scene, options, warnings: Warnings) -> Merged:
     return Merged(ref_mesh.name, ref_node, ref_mesh, laid, placed, np.concatenate(corners),
                   uv, {k: np.concatenate([v[k] for v in values]) for k in ATTRIBUTES},
                   first_material)
+
+
+def _moves(scene: Scene, anim, pairs: list[tuple[int, Mesh]]) -> bool:
+    """Does the animation key one of these objects, or deform or move it (or nothing at all)?"""
+    return not anim.channels or any(c.target == node for c in anim.channels for node, _ in pairs) or \
+        any(drives(scene, anim, node, mesh) for node, mesh in pairs)
 
 
 def _placed(pos: np.ndarray, place: np.ndarray) -> np.ndarray:

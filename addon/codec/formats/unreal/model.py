@@ -140,3 +140,13 @@ class UnrealMesh:
     anim_path: str = ""
     script_path: str = ""
     notes: Warnings | None = None        # export: the warnings list encode() adds to (names it had to change)
+
+
+@dataclass
+class ScriptMeshes:
+    """Several meshes of one script: a .uc with several MESH IMPORT lines read whole, or export with
+    separate meshes. Each is a model of its own; the script (read) or their setups (export) are shared."""
+
+    meshes: list[UnrealMesh]
+    script: Script | None = None         # read: the script they come from, rewritten verbatim
+    script_path: str = ""

@@ -13,7 +13,9 @@ class ImportOptions:
                                  "origin, sequences, notifies and skins")
     texture_search_folder: str = option("", "Texture Folder", "Another folder to search for the skins the script "
                                         "names (empty: only the package folders)", subtype="DIR_PATH")
-    mesh_name: str = option("", "Mesh Name", "Which MESH of a script that imports several (empty: the pair's own)")
+    mesh_name: str = option("", "Mesh Name", "Which MESH to import: of a .uc, one by name (empty: every mesh "
+                            "whose files exist); of a data file several scripts import, whose animation (empty: "
+                            "the first; the import's warning lists them)")
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,8 @@ class ExportOptions:
             "ANIMATIONS": ("Actions / NLA Strips", "One MESH SEQUENCE per action and NLA strip"),
             "MARKERS": ("Timeline Markers", "Each marker starts a sequence that runs to the next"),
             "ALL": ("One Sequence", "A single 'All' sequence over every frame")})
+    separate_meshes: bool = option(False, "Separate Meshes", "Each mesh object its own pair (named after it) and "
+                                   "MESH IMPORT in the one script; off: every object merged into one mesh")
     write_uc: bool = option(True, "Write .uc Script", "Write X.uc beside the pair (or the pair into Models/ for "
                             "Classes/X.uc)")
     package_name: str = option("", "Package", "Package named in the script's defaultproperties (empty: none)")

@@ -12,15 +12,16 @@ import numpy as np
 
 from ...binary import Reader
 from ...errors import FormatError, Warnings
-from . import files, ucscript
+from . import files, read_scripts, ucscript
 from .model import (ANIM_HEADER_SIZE, BYTES_PER_VERTEX, DEUS_EX, HEADER_SIZE, STANDARD, TRIANGLE,
-                    AnimationFile, GeometryFile, Script, UnrealMesh)
+                    AnimationFile, GeometryFile, Script, ScriptMeshes, UnrealMesh)
 from .packing import is_deus_ex, stored_vertices, vertices_present
 
 
 # frames whose stride stores fewer vertices than the mesh has still give every vertex a position in
 # every frame: (frames x vertices x 12 bytes) may exceed the file only by this much
 MAX_GROWTH, MAX_EXTRA = 32, 16 << 20
+MAX_SCRIPT_MESHES = 256        # meshes read from one script (a carcass's fragments are a dozen)
 
 
 def read_geometry(data: bytes, warnings: Warnings) -> GeometryFile:
@@ -100,55 +101,50 @@ def _read_bytes(path: Path) -> bytes:
         raise FormatError(f"cannot read {path.name}: {e.strerror or e}", file=str(path)) from e
 
 
-def _base(name: str) -> str:
-    return name.replace("\\", "/").rsplit("/", 1)[-1].lower()
-
-
-def _names_file(d, which: str, name: str) -> bool:
-    return d.command == "IMPORT" and d.group == "MESH" and _base(d.get(which)) == name.lower()
-
-
-def _script_for(opened: Path, stem: str, warnings: Warnings) -> tuple[Path | None, Script | None]:
-    """X.uc beside the pair or in Classes/; else a script whose MESH IMPORT names the opened
-    file as its DATAFILE or ANIVFILE (a script named after its class, or prototype DATAnn.3D)."""
-    for p in files.script_candidates(opened.parent, stem):
+def _script_for(d_path: Path, warnings: Warnings) -> tuple[Path | None, Script | None]:
+    """X.uc beside the pair or in Classes/; else the first of the package's scripts whose
+    MESH IMPORT names the data file (a script named after its class)."""
+    for p in files.script_candidates(d_path.parent, files.stem_and_role(d_path)[0]):
         return p, ucscript.parse(_read_bytes(p), warnings, p.name)
-    want = opened.name.lower()
-    for p in files.other_scripts(opened.parent):
-        text = _read_bytes(p)
-        if want.encode() not in text.lower():
-            continue
-        quiet = Warnings()
-        script = ucscript.parse(text, quiet, p.name)
-        if any(_names_file(d, k, want) for d in script.directives for k in ("DATAFILE", "ANIVFILE")):
-            warnings.extend(quiet)
-            return p, script
-    return None, None
-
-
-def _partner_from_script(path: Path, missing: FormatError, warnings: Warnings) -> tuple[Path, Path, Path, Script]:
-    """(data, animation, script path, script) for a file whose name does not give its partner
-    (`missing` says why): the script's MESH IMPORT that names it gives the other file."""
-    script_path, script = _script_for(path, files.stem_and_role(path)[0], warnings)
-    want = path.name.lower()
-    hit = next((d for d in (script.directives if script else []) for k in ("DATAFILE", "ANIVFILE")
-                if _names_file(d, k, want)), None)
+    hit = next(iter(read_scripts.users(d_path)), None)
     if hit is None:
+        return None, None
+    return hit.script, ucscript.parse(_read_bytes(hit.script), warnings, hit.script.name)
+
+
+def _named(imp: read_scripts.MeshImport) -> str:
+    return f"{imp.mesh} ({imp.script.name}: {imp.anivfile or '-'})"
+
+
+def _partner_from_scripts(path: Path, missing: FormatError, wanted: str,
+                          warnings: Warnings) -> tuple[Path, Path, read_scripts.MeshImport]:
+    """(data, animation, the MESH IMPORT) for a file whose name does not give its partner (`missing`
+    says why): the package's scripts that import it give the other file; of several, the one
+    `wanted` names, else the first."""
+    found = read_scripts.users(path)
+    if not found:
         raise missing
-    found = []
+    hit = found[0]
+    if wanted:
+        hit = next((u for u in found if u.mesh.lower() == wanted.lower()), None)
+        if hit is None:
+            raise FormatError(f"no script imports {path.name} as mesh {wanted!r}; those that do: "
+                              + ", ".join(_named(u) for u in found), file=str(path))
+    elif len(found) > 1:
+        warnings.warn(f"{len(found)} meshes of the package's scripts use {path.name}: "
+                      + ", ".join(_named(u) for u in found) + f"; importing {hit.mesh} (Mesh Name picks another)")
+    out = []
     for key in ("DATAFILE", "ANIVFILE"):
-        named = hit.get(key)
-        if _base(named) == want:
-            found.append(path)
+        named = hit.datafile if key == "DATAFILE" else hit.anivfile
+        if read_scripts.base_name(named) == path.name.lower():
+            out.append(path)
             continue
-        other = files.resolve_from_script(script_path, named) if named else None
-        if other is None and named:
-            other = files.find_ci(path.parent, named.replace("\\", "/").rsplit("/", 1)[-1])
+        other = files.resolve_from_script(hit.script, named) if named else None
         if other is None:
-            raise FormatError(f"{script_path.name} pairs {path.name} with {named or 'no file'!r} ({key}), "
+            raise FormatError(f"{hit.script.name} pairs {path.name} with {named or 'no file'!r} ({key}), "
                               "which is not found", file=str(path))
-        found.append(other)
-    return found[0], found[1], script_path, script
+        out.append(other)
+    return out[0], out[1], hit
 
 
 def _mesh_in_script(script: Script, pair_d: Path, stem: str, wanted: str, warnings: Warnings) -> str:
@@ -159,8 +155,7 @@ def _mesh_in_script(script: Script, pair_d: Path, stem: str, wanted: str, warnin
         if hit is None:
             raise FormatError(f"the script has no MESH IMPORT MESH={wanted}")
         return hit
-    by_file = [d for d in imports
-               if d.get("DATAFILE").replace("\\", "/").rsplit("/", 1)[-1].lower() == pair_d.name.lower()]
+    by_file = [d for d in imports if read_scripts.base_name(d.get("DATAFILE")) == pair_d.name.lower()]
     if by_file:
         return by_file[0].get("MESH")
     if imports:
@@ -170,38 +165,8 @@ def _mesh_in_script(script: Script, pair_d: Path, stem: str, wanted: str, warnin
     return stem
 
 
-def read(path: Path, options, warnings: Warnings) -> UnrealMesh:
-    """Read the set from any of its files: X_d.3d, X_a.3d or X.uc."""
-    path = Path(path)
-    stem, role = files.stem_and_role(path)
-    script_path, script, name = None, None, stem
-    if role == "uc":
-        script_path, script = path, ucscript.parse(_read_bytes(path), warnings, path.name)
-        names = ucscript.mesh_names(script)
-        wanted = getattr(options, "mesh_name", "") or ""
-        pick = [n for n in names if n.lower() == wanted.lower()] if wanted else names
-        if not pick:
-            raise FormatError(f"{path.name} has no #exec MESH IMPORT" + (f" for mesh {wanted!r}" if wanted else ""),
-                              file=str(path))
-        name = pick[0]
-        setup = ucscript.describe(script, name, Warnings())
-        d_path = files.resolve_from_script(path, setup.datafile) if setup.datafile else None
-        a_path = files.resolve_from_script(path, setup.anivfile) if setup.anivfile else None
-        if d_path is None or a_path is None:
-            missing = setup.datafile if d_path is None else setup.anivfile
-            raise FormatError(f"{path.name}: mesh {name!r} names {missing or 'no file'!r}, which is not found "
-                              "beside the script, in the package folder or in Models/", file=str(path))
-    else:
-        try:
-            d_path, a_path = files.pair_for(path)
-        except FormatError as missing:
-            d_path, a_path, script_path, script = _partner_from_script(path, missing, warnings)
-            stem = files.stem_and_role(d_path)[0]
-        if getattr(options, "use_uc_script", True):
-            if script is None:
-                script_path, script = _script_for(d_path, files.stem_and_role(d_path)[0], warnings)
-            if script is not None:
-                name = _mesh_in_script(script, d_path, stem, getattr(options, "mesh_name", ""), warnings)
+def _read_pair(d_path: Path, a_path: Path, warnings: Warnings) -> tuple:
+    """(geometry, animation, variant) of one pair; errors name the file they come from."""
     try:
         geometry = read_geometry(_read_bytes(d_path), warnings)
     except FormatError as e:
@@ -210,17 +175,110 @@ def read(path: Path, options, warnings: Warnings) -> UnrealMesh:
         animation, variant = read_animation(_read_bytes(a_path), geometry.num_verts, warnings)
     except FormatError as e:
         raise e.in_file(str(a_path))
-    if role != "uc" and not getattr(options, "use_uc_script", True):
-        script = None
+    return geometry, animation, variant
+
+
+def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
+    """A script's meshes: the one `wanted` names, else every one whose files exist (a weapon's
+    pickup, first- and third-person meshes; a carcass's fragments)."""
+    first: dict[str, str] = {}
+    for n in ucscript.mesh_names(script):
+        if n:
+            first.setdefault(n.lower(), n)              # a mesh imported twice is read once
+    names = list(first.values())
+    pick = [n for n in names if n.lower() == wanted.lower()] if wanted else names
+    if not pick:
+        raise FormatError(f"{path.name} has no #exec MESH IMPORT" + (f" for mesh {wanted!r}" if wanted else ""),
+                          file=str(path))
+    if len(pick) > MAX_SCRIPT_MESHES:
+        warnings.warn(f"{path.name} imports {len(pick)} meshes; reading the first {MAX_SCRIPT_MESHES}")
+        pick = pick[:MAX_SCRIPT_MESHES]
+    meshes, first_missing, pairs = [], None, {}
+    for name in pick:
+        setup = ucscript.describe(script, name, Warnings())
+        d_path = files.resolve_from_script(path, setup.datafile) if setup.datafile else None
+        a_path = files.resolve_from_script(path, setup.anivfile) if setup.anivfile else None
+        if d_path is None or a_path is None:
+            missing = setup.datafile if d_path is None else setup.anivfile
+            said = (f"mesh {name!r} names {missing or 'no file'!r}, which is not found beside the script, "
+                    "in the package folder or in Models/")
+            error = FormatError(f"{path.name}: {said}", file=str(path))
+            if len(pick) == 1:
+                raise error
+            warnings.warn(f"{said}; that mesh is skipped")
+            first_missing = first_missing or error
+            continue
+        if (d_path, a_path) not in pairs:          # meshes that share their files read them once
+            own = Warnings()
+            pairs[d_path, a_path] = _read_pair(d_path, a_path, own)
+            warnings.extend([f"mesh {name!r}: {w}" for w in own.as_list()] if len(pick) > 1 else own)
+        geometry, animation, variant = pairs[d_path, a_path]
+        meshes.append(UnrealMesh(name=name, variant=variant, geometry=geometry, animation=animation, script=script,
+                                 data_path=str(d_path), anim_path=str(a_path), script_path=str(path)))
+    if not meshes:
+        raise first_missing
+    return meshes[0] if len(meshes) == 1 else ScriptMeshes(meshes, script, str(path))
+
+
+def read(path: Path, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
+    """Read the set from any of its files: X_d.3d, X_a.3d or X.uc (every mesh it imports, or the
+    one the mesh_name option names)."""
+    path = Path(path)
+    stem, role = files.stem_and_role(path)
+    wanted = getattr(options, "mesh_name", "") or ""
+    if role == "uc":
+        return _script_meshes(path, ucscript.parse(_read_bytes(path), warnings, path.name), wanted, warnings)
+    script_path, script, name = None, None, stem
+    try:
+        d_path, a_path = files.pair_for(path)
+    except FormatError as missing:
+        d_path, a_path, hit = _partner_from_scripts(path, missing, wanted, warnings)
+        script_path, name = hit.script, hit.mesh
+        script = ucscript.parse(_read_bytes(hit.script), warnings, hit.script.name)
+        stem = files.stem_and_role(d_path)[0]
+    use_script = getattr(options, "use_uc_script", True)
+    if use_script and script is None:
+        script_path, script = _script_for(d_path, warnings)
+        if script is not None:
+            name = _mesh_in_script(script, d_path, stem, wanted, warnings)
+    geometry, animation, variant = _read_pair(d_path, a_path, warnings)
+    if not use_script:
+        script, name = None, stem
     return UnrealMesh(name=name, variant=variant, geometry=geometry, animation=animation, script=script,
                       data_path=str(d_path), anim_path=str(a_path),
                       script_path=str(script_path) if script_path else "")
 
 
-def sources(path: Path) -> list[Path]:
-    """The two binary files a read consumes (the script is not rewritten by check)."""
+def sources(path: Path, options=None) -> list[Path]:
+    """The binary files a read consumes, every pair of a script (the script is not rewritten by check)."""
+    try:
+        model = read(Path(path), options, Warnings())
+    except FormatError:
+        return [Path(path)]
+    return list(dict.fromkeys(Path(p) for m in getattr(model, "meshes", [model]) for p in (m.data_path, m.anim_path)))
+
+
+def parts(path: Path) -> list[str]:
+    """The meshes of a script that imports several (their files found), or the meshes of the package's
+    scripts that animate a data file with no partner of its own: convert writes each alone."""
+    if files.stem_and_role(Path(path))[1] != "uc":
+        try:
+            files.pair_for(Path(path))
+        except FormatError:
+            return [u.mesh for u in read_scripts.users(Path(path))]
+        return []
     try:
         model = read(Path(path), None, Warnings())
     except FormatError:
-        return [Path(path)]
-    return [Path(model.data_path), Path(model.anim_path)]
+        return []
+    return [m.name for m in getattr(model, "meshes", [])]
+
+
+def is_partner(path: Path) -> bool:
+    """Read only through another file of its set: an _a.3d, a .uc, or an animation file that only
+    the package's scripts name (ANIVnn.3D); the data file stands for the set."""
+    role = files.stem_and_role(Path(path))[1]
+    if role:
+        return role in ("a", "uc")
+    want = Path(path).name.lower()
+    return any(read_scripts.base_name(u.anivfile) == want for u in read_scripts.users(Path(path)))

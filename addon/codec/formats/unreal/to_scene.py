@@ -29,7 +29,8 @@ from ...errors import CodecError, FormatError, Warnings
 from ...scene import Animation, Channel, Image, Marker, Material, Mesh, Node, Scene, ShapeKey, TextureSlot
 from . import bmp, files, pcx, ucscript
 from .conventions import BASIS, DEFAULT_SCALE, corner_order, rotation_matrix, uv_to_blender
-from .model import PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, PF_TWO_SIDED, TYPE_WEAPON, MeshSetup, UnrealMesh
+from .model import (PF_MASKED, PF_MODULATED, PF_TRANSLUCENT, PF_TWO_SIDED, TYPE_WEAPON, MeshSetup, ScriptMeshes,
+                    UnrealMesh)
 from .packing import frame_vertices, unpack
 
 ATTRIBUTES = ("ue_type", "ue_flags", "ue_color", "ue_texture", "ue_flags_byte")
@@ -159,7 +160,14 @@ def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Wa
         scene.markers.append(Marker(s.name, s.start))     # timeline: where each sequence starts
 
 
-def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
+def to_scene(model: UnrealMesh | ScriptMeshes, options, warnings: Warnings) -> Scene:
+    if isinstance(model, ScriptMeshes):
+        scenes = []
+        for m in model.meshes:
+            own = Warnings()
+            scenes.append(to_scene(m, options, own))
+            warnings.extend([f"mesh {m.name!r}: {w}" for w in own.as_list()])
+        return _joined(scenes)
     g, variant = model.geometry, model.variant
     nv = g.num_verts
     tris = g.triangles
@@ -215,6 +223,40 @@ def to_scene(model: UnrealMesh, options, warnings: Warnings) -> Scene:
     scene.frame_start, scene.frame_end = 0, len(positions) - 1
     scene.fps = scene.animations[0].fps
     return scene
+
+
+def _joined(scenes: list[Scene]) -> Scene:
+    """One scene of a script's meshes, each its own object with its own materials and actions. Its
+    animations are named "Mesh:Sequence": the meshes' "All" are different animations (export with
+    separate meshes gives each mesh those named after it)."""
+    out = scenes[0]
+    for part in scenes:
+        mesh = part.meshes[0].name
+        for a in part.animations:
+            a.name = f"{mesh}:{a.name}"
+        for m in part.markers:
+            m.name = f"{mesh}:{m.name}"
+    for part in scenes[1:]:
+        images, materials, meshes = len(out.images), len(out.materials), len(out.meshes)
+        for mat in part.materials:
+            for t in mat.textures:
+                t.image += images
+        for m in part.meshes:
+            m.materials = [i + materials for i in m.materials]
+        node = len(out.nodes)
+        for n in part.nodes:
+            n.data += meshes
+            out.add_node(n)
+        for a in part.animations:
+            for c in a.channels:
+                c.target += node
+        out.images += part.images
+        out.materials += part.materials
+        out.meshes += part.meshes
+        out.animations += part.animations
+        out.markers += part.markers
+        out.frame_end = max(out.frame_end, part.frame_end)
+    return out
 
 
 def _skin_image(tex_name: str, tex_file: str, folders: list[Path], warnings: Warnings, masked: bool = False) -> Image:

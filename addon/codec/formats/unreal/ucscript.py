@@ -201,8 +201,8 @@ def _texture_params(kept: str | None, flags: int, group: str) -> str:
     return params_text(params)
 
 
-def compose(s: MeshSetup, class_name: str = "") -> bytes:
-    """A script with the directives the engine needs to import the mesh."""
+def _mesh_lines(s: MeshSetup) -> list[str]:
+    """The directives the engine needs to import one mesh."""
     m = s.mesh
     lines = [f"#exec MESH IMPORT MESH={m} ANIVFILE={_file(s.anivfile)} DATAFILE={_file(s.datafile)} X=0 Y=0 Z=0"
              + (" UNMIRROR=1" if s.unmirror else "") + (f" {s.import_params}" if s.import_params else "")]
@@ -223,6 +223,22 @@ def compose(s: MeshSetup, class_name: str = "") -> bytes:
             lines.append(f"#exec TEXTURE IMPORT NAME={tex} FILE={_file(path)}" + (f" {rest}" if rest else ""))
     for num, (tex, _) in sorted(s.textures.items()):
         lines.append(f"#exec MESHMAP SETTEXTURE MESHMAP={m} NUM={num} TEXTURE={tex}")
+    return lines
+
+
+def compose(setups: MeshSetup | list[MeshSetup], class_name: str = "") -> bytes:
+    """A script that imports each mesh (one MESH IMPORT and its directives per setup); the
+    class shows the first. A skin that several meshes share is imported once."""
+    setups = [setups] if isinstance(setups, MeshSetup) else setups
+    s = setups[0]
+    m = s.mesh
+    lines, imported = [], set()
+    for line in (line for one in setups for line in _mesh_lines(one)):
+        if line.startswith("#exec TEXTURE IMPORT") and len(setups) > 1:
+            if line in imported:
+                continue
+            imported.add(line)
+        lines.append(line)
     head = [f"//{'=' * 70}", f"// {m}: written by Legacy Game Formats (Blender).", f"//{'=' * 70}",
             f"class {class_name or m} extends Actor;", ""]
     return ("\r\n".join(head + lines + ["", "defaultproperties", "{", f"    Mesh={s.package + '.' if s.package else ''}{m}",
