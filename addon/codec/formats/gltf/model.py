@@ -30,3 +30,4 @@ class Document:
     json_text: bytes = b""                                 # the JSON as read ("" for a written one)
     bin_padding: bytes = b""                               # a .glb's own padding/trailing bytes, kept
     name: str = ""                                         # the file's stem
+    path: str = ""                                         # the file read ("" in memory): images beside it

@@ -1,11 +1,282 @@
-"""Document -> Scene (stub: the reader fills it)."""
+"""glTF Document -> Scene: the default scene's node tree with its meshes, materials, skins,
+cameras, lights (KHR_lights_punctual) and animations.
+
+Axes (conventions.py): a glTF node's local matrix L becomes `pre @ L @ post` in the Scene
+(anim_in.LocalMap): for a plain node conjugated by the basis change, for a camera or a light
+not on the right (both look down their -Z with +Y up in either convention). A skinned mesh
+sits on its armature at the world origin (glTF ignores its node's transform). What the Scene
+cannot hold is one warning each: unmapped extensions, compressed meshes, orthographic cameras.
+"""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from ...axes import compose, decompose, inverse_or_identity
 from ...errors import FormatError, Warnings
-from ...scene import Scene
-from . import conventions  # noqa: F401  the one place of the axes, for the reader
+from ...scene import Camera, Light, Node, Scene, Skin
+from .accessors_in import Accessors, floats, items, num, obj
+from .anim_in import LocalMap, Rig, Target, make_rig, read_animations, skin_key
+from .conventions import BASIS
+from .materials_in import read_images, read_materials
+from .mesh_in import read_mesh
 from .model import Document
+from .options import ImportOptions
+
+B4 = np.eye(4)
+B4[:3, :3] = BASIS
+MAPPED = {"KHR_lights_punctual", "KHR_texture_transform", "KHR_mesh_quantization", "KHR_materials_emissive_strength"}
+LUMENS_PER_WATT = 683.0          # the glTF lights' photometric units -> Blender's watts, as Blender's importer
 
 
-def to_scene(doc: Document, opts, warnings: Warnings) -> Scene:
-    raise FormatError("glTF reading is not written yet")
+def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
+    tree = doc.json
+    fps = float(getattr(opts, "fps", 24.0)) or 24.0
+    scene = Scene(source_format="glb" if doc.binary else "gltf", source_version=str(tree["asset"]["version"]))
+    for e in items(tree, "extensionsUsed"):
+        if e not in MAPPED:
+            warnings.warn(f"glTF extension {e} is not read: what it adds is left out")
+    acc = Accessors(doc)
+    scene.images = read_images(doc, warnings)
+    scene.materials = read_materials(tree, warnings)
+    nodes = items(tree, "nodes")
+    parent, order = _graph(tree)
+    local, rest = _locals(tree)
+    world = np.tile(np.eye(4), (len(nodes), 1, 1))
+    for n in order:
+        world[n] = (world[parent[n]] if parent[n] >= 0 else np.eye(4)) @ local[n]
+    reached = _reached(tree, parent, order)
+    rigs, rig_of_skin = _rigs(tree, acc, scene, parent, world, reached, warnings)
+    joint_of = {j: r for r in rigs for j in r.joints}
+    targets: dict[int, list[Target]] = {}
+    post_of: dict[int, np.ndarray] = {}          # glTF node -> its Scene node's post (what children undo)
+    scene_of: dict[int, int] = {}                # glTF node -> Scene node (joints: the armature's)
+    meshes: dict[tuple[int, int], tuple[int, list[str]]] = {}
+    skinned: list[tuple[int, Rig]] = []
+    for r in rigs:
+        if r.host < 0:
+            r.node = scene.add_node(Node(scene.armatures[r.armature].name, "ARMATURE", r.armature))
+    for n in (n for n in order if reached[n]):
+        nd = nodes[n]
+        up = parent[n]
+        bone = ""
+        if up >= 0 and up in joint_of:
+            r = joint_of[up]
+            up_node, bone, pre = r.node, r.names[up], r.residue[up]
+        elif up >= 0:
+            up_node, pre = scene_of[up], inverse_or_identity(post_of[up])
+        else:
+            up_node, pre = -1, B4
+        if n in joint_of:
+            r = joint_of[n]
+            scene_of[n], post_of[n] = r.node, np.eye(4)
+            targets.setdefault(n, []).append(Target(r.node, r.maps[n], r.names[n], rest[n]))
+            if "mesh" in nd or "camera" in nd:
+                warnings.warn("a joint's own mesh or camera is not read (only other nodes hang on bones)")
+            continue
+        name = nd.get("name") if isinstance(nd.get("name"), str) and nd.get("name") else f"Node{n}"
+        kind, data, post, keys = "EMPTY", -1, B4.T, []
+        host = next((r for r in rigs if r.host == n), None)
+        light = ((nd.get("extensions") or {}).get("KHR_lights_punctual") or {}).get("light") \
+            if isinstance((nd.get("extensions") or {}).get("KHR_lights_punctual"), dict) else None
+        if host is not None:
+            kind, data = "ARMATURE", host.armature
+        elif "mesh" in nd:
+            rig = rig_of_skin.get(nd.get("skin"), None) if "skin" in nd else None
+            key = (nd["mesh"], rig.armature if rig else -1)
+            if key not in meshes:
+                meshes[key] = _mesh(tree, acc, scene, nd["mesh"], rig, warnings)
+            kind, (data, keys) = "MESH", meshes[key]
+            if rig is not None:
+                skinned.append((len(scene.nodes), rig))
+        elif "camera" in nd:
+            kind, data, post = "CAMERA", _camera(tree, nd["camera"], scene, warnings), np.eye(4)
+        elif light is not None:
+            kind, data, post = "LIGHT", _light(tree, light, f"nodes[{n}]", scene, warnings), np.eye(4)
+        node = Node(name, kind, data, up_node, bone, LocalMap(pre, post).matrix(local[n]))
+        scene_of[n] = scene.add_node(node)
+        post_of[n] = post
+        if host is not None:
+            host.node = scene_of[n]
+        targets.setdefault(n, []).append(Target(scene_of[n], LocalMap(pre, post), shape_keys=keys))
+    for i, r in skinned:
+        scene.nodes[i].parent, scene.nodes[i].parent_bone = r.node, ""
+        scene.nodes[i].matrix = inverse_or_identity(scene.world_matrix(r.node))
+    scene.animations = read_animations(tree, acc, fps, targets, warnings)
+    _timeline(scene, fps)
+    if not scene.nodes and not scene.meshes:
+        raise FormatError("nothing in the file can be read: no nodes or meshes the Scene can hold", None, "nodes")
+    return scene
+
+
+def _graph(tree: dict) -> tuple[list[int], list[int]]:
+    """(parent of each node, -1 for roots; the nodes parents first), or a FormatError for a node
+    with two parents or a cycle."""
+    nodes = items(tree, "nodes")
+    parent = [-1] * len(nodes)
+    for i, nd in enumerate(nodes):
+        if not isinstance(nd, dict):
+            raise FormatError("not an object", None, f"nodes[{i}]")
+        children = nd.get("children", [])
+        if not isinstance(children, list):
+            raise FormatError("not a list", None, f"nodes[{i}].children")
+        for k, c in enumerate(children):
+            obj(tree, "nodes", c, f"nodes[{i}].children[{k}]")
+            if parent[c] >= 0 or c == i:
+                raise FormatError(f"node {c} has two parents or is its own child (the node graph must be a "
+                                  "forest)", None, f"nodes[{i}].children[{k}]")
+            parent[c] = i
+    order = [i for i in range(len(nodes)) if parent[i] < 0]
+    k = 0
+    while k < len(order):
+        order += nodes[order[k]].get("children", [])
+        k += 1
+    if len(order) < len(nodes):
+        lost = sorted(set(range(len(nodes))) - set(order))
+        raise FormatError(f"nodes {lost[:5]} form a cycle", None, f"nodes[{lost[0]}].children")
+    return parent, order
+
+
+def _locals(tree: dict) -> tuple[np.ndarray, list[tuple]]:
+    """Each node's local matrix and its rest (translation, rotation x y z w, scale)."""
+    nodes = items(tree, "nodes")
+    mats = np.tile(np.eye(4), (len(nodes), 1, 1))
+    rest = []
+    for i, nd in enumerate(nodes):
+        path = f"nodes[{i}]"
+        if "matrix" in nd:
+            mats[i] = np.array(floats(nd, "matrix", 16, path, None)).reshape(4, 4).T
+            t, q, s = decompose(mats[i])
+            rest.append((t, q[[1, 2, 3, 0]], s))
+            continue
+        t = floats(nd, "translation", 3, path, [0.0, 0.0, 0.0])
+        q = np.array(floats(nd, "rotation", 4, path, [0.0, 0.0, 0.0, 1.0]))
+        if not np.linalg.norm(q) > 0:
+            raise FormatError("a zero rotation quaternion", None, f"{path}.rotation")
+        s = floats(nd, "scale", 3, path, [1.0, 1.0, 1.0])
+        mats[i] = compose(t, q[[3, 0, 1, 2]], s)
+        rest.append((np.array(t), q / np.linalg.norm(q), np.array(s)))
+    return mats, rest
+
+
+def _reached(tree: dict, parent: list[int], order: list[int]) -> list[bool]:
+    """The nodes of the file's scene (`scene`, else the first; every node when there is none)."""
+    nodes = items(tree, "nodes")
+    scenes = items(tree, "scenes")
+    if not scenes:
+        return [True] * len(nodes)
+    s = obj(tree, "scenes", tree.get("scene", 0), "scene")
+    roots = s.get("nodes", [])
+    if not isinstance(roots, list):
+        raise FormatError("not a list", None, "scenes.nodes")
+    reached = [False] * len(nodes)
+    for k, r in enumerate(roots):
+        obj(tree, "nodes", r, f"scenes.nodes[{k}]")
+        if parent[r] >= 0:
+            raise FormatError(f"node {r} is a scene root and a child", None, f"scenes.nodes[{k}]")
+        reached[r] = True
+    for n in order:
+        if parent[n] >= 0 and reached[parent[n]]:
+            reached[n] = True
+    return reached
+
+
+def _rigs(tree, acc, scene, parent, world, reached, warnings) -> tuple[list[Rig], dict[int, Rig]]:
+    """One armature per set of skins that list the same joints with the same bind."""
+    rigs: list[Rig] = []
+    by_key: dict[tuple, Rig] = {}
+    of_skin: dict[int, Rig] = {}
+    for n, nd in enumerate(items(tree, "nodes")):
+        if not reached[n] or "skin" not in nd or "mesh" not in nd:
+            continue
+        s = nd["skin"]
+        if s in of_skin:
+            continue
+        joints, blob, ibm = skin_key(tree, acc, s)
+        if (joints, blob) not in by_key:
+            if any(j in r.joints for r in rigs for j in joints):
+                warnings.warn("skins that share some joints but not all become separate armatures")
+            skin = tree["skins"][s]
+            name = skin.get("name") if isinstance(skin.get("name"), str) and skin.get("name") else "Armature"
+            taken = {r.host for r in rigs}
+            rig, arm = make_rig(tree, joints, ibm, parent, world, name, len(scene.armatures), B4, taken, warnings)
+            scene.armatures.append(arm)
+            rigs.append(rig)
+            by_key[(joints, blob)] = rig
+        of_skin[s] = by_key[(joints, blob)]
+    return rigs, of_skin
+
+
+def _mesh(tree, acc, scene, index, rig, warnings) -> tuple[int, list[str]]:
+    mesh, skin = read_mesh(tree, acc, index, warnings)
+    if rig is not None and skin is not None:
+        joints, weights = skin
+        if len(joints) and int(joints.max()) >= len(rig.joints):
+            raise FormatError(f"joint {int(joints.max())} is past the skin's {len(rig.joints)} joints", None,
+                              f"meshes[{index}].primitives.attributes.JOINTS_0")
+        mesh.skin = Skin(rig.armature, np.where(weights > 0, joints, -1).astype(np.int32), weights)
+    scene.meshes.append(mesh)
+    return len(scene.meshes) - 1, [k.name for k in mesh.shape_keys[1:]]
+
+
+def _camera(tree, index, scene, warnings) -> int:
+    c = obj(tree, "cameras", index)
+    path = f"cameras[{index}]"
+    name = c.get("name") if isinstance(c.get("name"), str) and c.get("name") else f"Camera{index}"
+    cam = Camera(name)
+    if c.get("type") == "perspective" and isinstance(c.get("perspective"), dict):
+        p = c["perspective"]
+        yfov = float(num(p, "yfov", f"{path}.perspective", lo=1e-6))
+        aspect = float(num(p, "aspectRatio", f"{path}.perspective", 1.0, lo=1e-6))
+        # Blender's 36 mm sensor spans the wider side
+        half = math.tan(yfov / 2) * (aspect if aspect >= 1 else 1.0)
+        cam.lens = 18.0 / max(half, 1e-6)
+        cam.clip_start = float(num(p, "znear", f"{path}.perspective", 0.1, lo=0))
+        if "zfar" in p:
+            cam.clip_end = float(num(p, "zfar", f"{path}.perspective", lo=0))
+    else:
+        warnings.warn("orthographic cameras are read as perspective ones: the Scene holds a lens only")
+    scene.cameras.append(cam)
+    return len(scene.cameras) - 1
+
+
+def _light(tree, index, path, scene, warnings) -> int:
+    ext = (tree.get("extensions") or {}).get("KHR_lights_punctual")
+    lights = ext.get("lights") if isinstance(ext, dict) else None
+    if not isinstance(lights, list) or not isinstance(index, int) or not 0 <= index < len(lights) \
+            or not isinstance(lights[index], dict):
+        raise FormatError(f"{index!r} is not a light of KHR_lights_punctual", None,
+                          f"{path}.extensions.KHR_lights_punctual.light")
+    d = lights[index]
+    lp = f"extensions.KHR_lights_punctual.lights[{index}]"
+    kind = {"directional": "SUN", "point": "POINT", "spot": "SPOT"}.get(d.get("type"))
+    if kind is None:
+        raise FormatError(f"light type {d.get('type')!r}", None, f"{lp}.type")
+    intensity = float(num(d, "intensity", lp, 1.0, lo=0))
+    light = Light(d.get("name") if isinstance(d.get("name"), str) and d.get("name") else f"Light{index}", kind,
+                  tuple(floats(d, "color", 3, lp, [1.0, 1.0, 1.0])),
+                  intensity if kind == "SUN" else intensity * 4 * math.pi / LUMENS_PER_WATT)
+    if kind == "SPOT":
+        spot = d.get("spot") if isinstance(d.get("spot"), dict) else {}
+        outer = float(num(spot, "outerConeAngle", f"{lp}.spot", math.pi / 4, lo=0))
+        inner = float(num(spot, "innerConeAngle", f"{lp}.spot", 0.0, lo=0))
+        light.spot_size = 2 * outer
+        light.spot_blend = min(max(1.0 - inner / outer, 0.0), 1.0) if outer > 0 else 0.0
+    if "range" in d:
+        light.use_attenuation = True
+        light.attenuation_end = float(num(d, "range", lp, lo=0))
+    scene.lights.append(light)
+    return len(scene.lights) - 1
+
+
+def _timeline(scene: Scene, fps: float) -> None:
+    """Several animations become NLA strips (an active action would hide the others); the timeline
+    covers the longest."""
+    if not scene.animations:
+        return
+    scene.fps = fps
+    for a in scene.animations:
+        a.placement = "NLA" if len(scene.animations) > 1 else "ACTIVE"
+    scene.frame_start = int(math.floor(min(a.frame_start for a in scene.animations)))
+    scene.frame_end = int(math.ceil(max(a.frame_end for a in scene.animations)))
