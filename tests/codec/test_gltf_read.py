@@ -1,0 +1,251 @@
+"""The glTF reader on hand-built files (tests/codec/gltf_read_fixtures.py): .glb, .gltf with a data:
+URI or a .bin beside it, sparse / normalized / strided accessors, skins, morph targets and
+animations checked against glTF's own skinning done here, and lying files that must give a
+FormatError before any allocation."""
+from __future__ import annotations
+
+import json
+import struct
+
+import numpy as np
+import pytest
+
+from addon.codec import animation
+from addon.codec.errors import FormatError, Warnings
+from addon.codec.formats.gltf import read, to_scene, write
+from addon.codec.formats.gltf.options import ImportOptions
+from tests.codec import gltf_read_fixtures as F
+
+
+def scene_of(data: bytes, resources=None, warnings=None):
+    w = Warnings() if warnings is None else warnings
+    return to_scene.to_scene(read.parse(data, w, resources), ImportOptions(), w)
+
+
+def blender(p) -> np.ndarray:
+    """glTF (x, y, z) -> Blender (x, -z, y), written out here rather than taken from conventions.py."""
+    p = np.asarray(p, np.float64).reshape(-1, 3)
+    return np.stack([p[:, 0], -p[:, 2], p[:, 1]], 1)
+
+
+def test_glb_quad_positions_uvs_material_and_node():
+    s = scene_of(F.quad().glb())
+    (node,) = s.nodes
+    mesh = s.meshes[node.data]
+    assert node.kind == "MESH" and node.name == "QuadNode"
+    np.testing.assert_allclose(node.matrix[:3, 3], [0, 0, 2])          # glTF +Y up is Blender +Z
+    np.testing.assert_allclose(mesh.positions, blender(F.QUAD), atol=0)
+    assert mesh.corners.tolist() == [0, 1, 2, 0, 2, 3]
+    np.testing.assert_allclose(mesh.uv_layers["UVMap"], [[0, 0], [1, 0], [1, 1], [0, 0], [1, 1], [0, 1]])
+    np.testing.assert_allclose(mesh.normals, np.tile([0, -1, 0], (6, 1)), atol=1e-7)
+    (mat,) = s.materials
+    assert (mat.name, mat.base_color, mat.alpha, mat.roughness, mat.blend, mat.two_sided) == \
+        ("Red", (1.0, 0.0, 0.0), 0.5, 0.25, "BLEND", True)
+    assert mesh.materials == [0] and mesh.face_material.tolist() == [0, 0]
+    assert s.source_format == "glb"
+
+
+def test_gltf_with_data_uri_and_with_a_bin_beside_it_read_as_the_glb(tmp_path):
+    glb = scene_of(F.quad().glb())
+    text, _ = F.quad().gltf()
+    assert scene_of(text).meshes[0].positions.tobytes() == glb.meshes[0].positions.tobytes()
+    text, files = F.quad().gltf("quad data.bin")
+    (tmp_path / "q.gltf").write_bytes(text.replace(b"quad data.bin", b"quad%20data.bin"))
+    (tmp_path / "quad data.bin").write_bytes(files["quad data.bin"])
+    w = Warnings()
+    doc = read.read_path(tmp_path / "q.gltf", ImportOptions(), w)
+    s = to_scene.to_scene(doc, ImportOptions(), w)
+    assert not w and s.source_format == "gltf"
+    np.testing.assert_array_equal(s.meshes[0].positions, glb.meshes[0].positions)
+    (tmp_path / "quad data.bin").unlink()
+    w = Warnings()
+    doc = read.read_path(tmp_path / "q.gltf", ImportOptions(), w)
+    assert any("quad%20data.bin" in t for t in w.as_list())
+    with pytest.raises(FormatError, match="buffer 0, which holds 0"):
+        to_scene.to_scene(doc, ImportOptions(), w)
+
+
+def test_a_read_file_writes_back_byte_for_byte():
+    for data in (F.quad().glb(), F.skinned().glb(), F.quad().gltf()[0]):
+        assert write.encode_bytes(read.parse(data, Warnings())) == data
+
+
+def test_sparse_normalized_and_interleaved_accessors():
+    b = F.Builder()
+    # positions as normalized int16 (KHR_mesh_quantization), the node scales them back
+    q = np.round(F.QUAD * 32767).astype(np.int16)
+    quant = b.accessor(q, normalized=True, minmax=True)
+    # UVs and colours interleaved in one view: 8 bytes of UV + 4 of RGBA8 every 12 bytes
+    uv = np.array([[0, 1], [1, 1], [1, 0], [0, 0]], np.float32)
+    rgba = np.array([[255, 0, 0, 255], [0, 255, 0, 255], [0, 0, 255, 255], [255, 255, 255, 0]], np.uint8)
+    rec = np.zeros(4, [("uv", "<f4", 2), ("c", "u1", 4)])
+    rec["uv"], rec["c"] = uv, rgba
+    view = b.view(rec.tobytes(), stride=12)
+    b.tree["accessors"] += [{"bufferView": view, "componentType": 5126, "count": 4, "type": "VEC2"},
+                            {"bufferView": view, "byteOffset": 8, "componentType": 5121, "normalized": True,
+                             "count": 4, "type": "VEC4"}]
+    # a morph target with no buffer view: zeros, then one sparse value (vertex 2 moves up by 1)
+    idx = b.view(np.array([2], np.uint16).tobytes())
+    val = b.view(np.array([0, 0, 1], np.float32).tobytes())
+    b.tree["accessors"].append({"componentType": 5126, "count": 4, "type": "VEC3", "sparse": {
+        "count": 1, "indices": {"bufferView": idx, "componentType": 5123}, "values": {"bufferView": val}}})
+    n = len(b.tree["accessors"])
+    prim = {"attributes": {"POSITION": quant, "TEXCOORD_0": n - 3, "COLOR_0": n - 2},
+            "targets": [{"POSITION": n - 1}], "indices": b.accessor(np.array([0, 1, 2, 0, 2, 3], np.uint8))}
+    b.add("meshes", {"primitives": [prim], "weights": [0.5]})
+    b.add("nodes", {"mesh": 0})
+    b.tree["extensionsUsed"] = ["KHR_mesh_quantization"]
+    w = Warnings()
+    s = scene_of(b.glb(), warnings=w)
+    mesh = s.meshes[0]
+    assert not w
+    np.testing.assert_allclose(mesh.positions, blender(F.QUAD), atol=1e-4)
+    assert mesh.corners.tolist() == [0, 1, 2, 0, 2, 3]
+    np.testing.assert_allclose(mesh.uv_layers["UVMap"][:3], [[0, 0], [1, 0], [1, 1]])
+    np.testing.assert_allclose(mesh.colors["Color"][:3], rgba[:3] / 255.0)
+    lift = mesh.shape_keys[1].positions - mesh.shape_keys[0].positions
+    np.testing.assert_allclose(lift, blender([[0, 0, 0], [0, 0, 0], [0, 0, 1], [0, 0, 0]]), atol=1e-6)
+    assert mesh.shape_keys[1].value == 0.5
+
+
+def _gltf_skinned_positions(times: list[float]) -> np.ndarray:
+    """The skinned fixture deformed as glTF defines it, computed here from its numbers."""
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 2, 0], [1, 2, 0]], float)
+    w1 = np.array([0, 0, .5, .5, 1, 1])
+    out = []
+    for t in times:
+        angle = np.pi / 2 * min(t, 2) / 1 if t <= 1 else np.pi / 2 + np.pi / 2 * (t - 1)
+        c, s = np.cos(angle), np.sin(angle)
+        root = np.eye(4)
+        root[2, 3] = float(np.floor(t))                        # STEP translation (0, 0, k)
+        tip = root @ np.array([[c, -s, 0, 0], [s, c, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1.]])
+        ibm1 = np.linalg.inv(np.array([[1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1.]]))
+        h = np.c_[pos, np.ones(6)]
+        p0 = h @ root.T
+        p1 = h @ (tip @ ibm1).T
+        out.append(((1 - w1)[:, None] * p0 + w1[:, None] * p1)[:, :3])
+    return np.array(out)
+
+
+def test_skin_plays_as_gltf_skins_it_at_every_key_and_between():
+    s = scene_of(F.skinned().glb())
+    (arm,) = s.armatures
+    assert [b.name for b in arm.bones] == ["Root", "Tip"] and arm.bones[1].parent == 0
+    assert [a.name for a in s.animations] == ["Bend", "Morph"]
+    bend = s.animations[0]
+    assert (bend.frame_start, bend.frame_end, bend.fps) == (0.0, 48.0, 24.0)
+    node = next(i for i, n in enumerate(s.nodes) if n.kind == "MESH")
+    frames = [0, 12, 24, 36, 48]
+    got = animation.mesh_frames(s, bend, node, frames)
+    want = np.stack([blender(p) for p in _gltf_skinned_positions([f / 24 for f in frames])])
+    # welded: the file's vertices map to the Scene's one to one here (nothing shared a point)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+    interp = {c.bone: c.interpolation for c in bend.channels if len(c.frames) == 3}
+    assert interp == {"Tip": "LINEAR", "Root": "CONSTANT"}
+
+
+def test_morph_weights_cubic_spline():
+    s = scene_of(F.skinned().glb())
+    morph = s.animations[1]
+    (ch,) = morph.channels
+    assert ch.path == 'key_blocks["Lift"].value' and ch.interpolation == "BEZIER"
+    np.testing.assert_allclose(ch.values[:, 0], [0, 1, 0])
+    node = next(i for i, n in enumerate(s.nodes) if n.kind == "MESH")
+    top = animation.mesh_frames(s, morph, node, [24])[0]
+    np.testing.assert_allclose(top[4:] - s.meshes[0].positions[4:], blender([[0, 0, 1], [0, 0, 1]]), atol=1e-6)
+    # zero tangents: flat handles a third of the way to the neighbours
+    np.testing.assert_allclose(ch.handles[1, 0], [[16, 1], [32, 1]])
+
+
+def _with(tree_edit, builder=None) -> bytes:
+    b = builder or F.quad()
+    tree_edit(b.tree)
+    return b.glb()
+
+
+LIARS = {
+    "accessor count past its view": (lambda t: t["accessors"][0].update(count=1000), r"accessors\[0\]\.count"),
+    "view past its buffer": (lambda t: t["bufferViews"][0].update(byteLength=1 << 40), r"bufferViews\[0\]"),
+    "1 KB asking for GBs": (lambda t: t["accessors"][0].update(count=1 << 31, bufferView=None) or
+                            t["accessors"][0].pop("bufferView"), r"accessors\[0\]\.count"),
+    "index out of range": (lambda t: t["nodes"][0].update(mesh=7), r"nodes\[0\]|meshes"),
+    "node cycle": (lambda t: t["nodes"].append({"children": [1]}) or t["nodes"].append({"children": [1]}),
+                   "two parents|cycle"),
+    "self child": (lambda t: t["nodes"][0].update(children=[0]), "two parents|own child"),
+    "bad component type": (lambda t: t["accessors"][0].update(componentType=5130), "componentType"),
+    "misaligned float": (lambda t: t["accessors"][0].update(byteOffset=2), "aligned"),
+    "bad stride": (lambda t: t["bufferViews"][0].update(byteStride=6), "byteStride"),
+    "glTF 1.0": (lambda t: t["asset"].update(version="1.0"), "asset.version"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LIARS))
+def test_lying_json_is_a_format_error(name):
+    edit, where = LIARS[name]
+    with pytest.raises(FormatError, match=where):
+        scene_of(_with(edit))
+
+
+def test_vertex_index_past_the_vertices():
+    b = F.quad()
+    b.tree["meshes"][0]["primitives"][0]["indices"] = b.accessor(np.array([0, 1, 9], np.uint16))
+    with pytest.raises(FormatError, match="index 9 is past the 4 vertices"):
+        scene_of(b.glb())
+
+
+def test_a_real_cycle_among_nodes():
+    b = F.quad()
+    b.tree["nodes"] += [{"children": [2]}, {"children": [1]}]
+    with pytest.raises(FormatError, match="cycle"):
+        scene_of(b.glb())
+
+
+def test_lying_glb_chunks():
+    data = F.quad().glb()
+    with pytest.raises(FormatError, match="header.length"):
+        read.parse(data[:-8], Warnings())
+    bad = bytearray(data)
+    struct.pack_into("<I", bad, 12, 1 << 30)
+    with pytest.raises(FormatError, match=r"chunks\[0\]\.chunkLength"):
+        read.parse(bytes(bad), Warnings())
+    bad = bytearray(data)
+    bad[20] = ord("[")
+    with pytest.raises(FormatError, match="JSON"):
+        read.parse(bytes(bad), Warnings())
+    with pytest.raises(FormatError, match="JSON"):
+        read.parse(b"[" * 100000 + b"]" * 100000, Warnings())
+
+
+def test_unmapped_extensions_warn_once_each_and_nothing_readable_fails():
+    b = F.quad()
+    b.tree["extensionsUsed"] = ["KHR_materials_sheen", "KHR_draco_mesh_compression"]
+    b.tree["meshes"][0]["primitives"].append(dict(b.tree["meshes"][0]["primitives"][0],
+                                                  extensions={"KHR_draco_mesh_compression": {}}))
+    w = Warnings()
+    s = scene_of(b.glb(), warnings=w)
+    assert len(s.meshes[0].faces) == 2
+    text = "\n".join(w.as_list())
+    assert text.count("KHR_materials_sheen") == 1 and "compressed primitives are not read" in text
+    with pytest.raises(FormatError, match="nothing in the file can be read"):
+        scene_of(json.dumps({"asset": {"version": "2.0"}}).encode())
+
+
+def test_camera_and_light_look_down_their_minus_z():
+    b = F.quad()
+    b.tree["cameras"] = [{"type": "perspective", "perspective": {"yfov": 0.6, "aspectRatio": 1.5, "znear": 0.5}}]
+    b.tree["extensions"] = {"KHR_lights_punctual": {"lights": [{"type": "spot", "intensity": 683 / (4 * np.pi),
+                                                                "spot": {"outerConeAngle": 0.5}}]}}
+    b.tree["extensionsUsed"] = ["KHR_lights_punctual"]
+    # a glTF camera turned to look along glTF -X (90 degrees about +Y)
+    h = np.sqrt(0.5)
+    b.tree["nodes"] += [{"camera": 0, "rotation": [0, h, 0, h]},
+                        {"extensions": {"KHR_lights_punctual": {"light": 0}}}]
+    b.tree["scenes"][0]["nodes"] += [1, 2]
+    s = scene_of(b.glb())
+    cam = next(n for n in s.nodes if n.kind == "CAMERA")
+    np.testing.assert_allclose(cam.matrix[:3, :3] @ [0, 0, -1], [-1, 0, 0], atol=1e-7)     # still -X
+    np.testing.assert_allclose(cam.matrix[:3, :3] @ [0, 1, 0], [0, 0, 1], atol=1e-7)       # up is +Z
+    np.testing.assert_allclose(s.cameras[0].lens, 18 / (np.tan(0.3) * 1.5))
+    light = next(n for n in s.nodes if n.kind == "LIGHT")
+    np.testing.assert_allclose(light.matrix[:3, :3] @ [0, 0, -1], [0, 1, 0], atol=1e-7)    # glTF -Z is Blender +Y
+    assert s.lights[0].type == "SPOT" and s.lights[0].energy == pytest.approx(1.0) and s.lights[0].spot_size == 1.0
