@@ -4,6 +4,8 @@ glTF is right-handed, +Y up, +Z forward (the front of an asset faces +Z), metres
 counter-clockwise front faces, quaternions (x, y, z, w), UV origin at the top left.
 Blender is right-handed and Z up, so a glTF point (x, y, z) is Blender (x, -z, y):
 a rotation, no mirror, so the winding stays. V runs down: v' = 1 - v.
+Cameras and lights look down their local -Z with +Y up in both: their own frame is not turned
+with the axes (own_frame; added by the writer, for the reader too).
 """
 from __future__ import annotations
 
@@ -56,3 +58,13 @@ def uv_to_blender(uv: np.ndarray) -> np.ndarray:
 
 
 uv_from_blender = uv_to_blender    # the flip is its own inverse
+
+
+def own_frame(kind: str) -> np.ndarray:
+    """K, the 4x4 on the right of a node's conjugated matrix (TO_GLTF @ M @ BASIS) that keeps a camera's
+    or light's own frame: its glTF matrix is TO_GLTF @ M @ BASIS @ K (K^-1 on its children's left).
+    kind: the Scene Node.kind; identity for anything but cameras and lights."""
+    k = np.eye(4)
+    if kind in ("CAMERA", "LIGHT"):
+        k[:3, :3] = TO_GLTF
+    return k

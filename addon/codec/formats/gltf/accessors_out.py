@@ -1,0 +1,94 @@
+"""The one binary buffer of a written glTF, and its buffer views and accessors, from numpy arrays.
+
+Every view starts at a multiple of 4 bytes (glTF wants accessors aligned to their component size,
+and vertex attributes to 4); vertex attributes of fewer than 4 bytes per element get a stride of 4.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+ARRAY_BUFFER = 34962
+ELEMENT_ARRAY_BUFFER = 34963
+COMPONENT = {np.dtype("i1"): 5120, np.dtype("u1"): 5121, np.dtype("<i2"): 5122, np.dtype("<u2"): 5123,
+             np.dtype("<u4"): 5125, np.dtype("<f4"): 5126}
+TYPES = {1: "SCALAR", 2: "VEC2", 3: "VEC3", 4: "VEC4", 16: "MAT4"}
+
+
+class Buffer:
+    def __init__(self, json: dict) -> None:
+        self.json = json
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def view(self, data: bytes, target: int | None = None, stride: int | None = None) -> int:
+        pad = -self.size % 4
+        if pad:
+            self.parts.append(b"\0" * pad)
+            self.size += pad
+        view = {"buffer": 0, "byteOffset": self.size, "byteLength": len(data)}
+        if stride:
+            view["byteStride"] = stride
+        if target:
+            view["target"] = target
+        self.parts.append(data)
+        self.size += len(data)
+        views = self.json.setdefault("bufferViews", [])
+        views.append(view)
+        return len(views) - 1
+
+    def accessor(self, a: np.ndarray, target: int | None = None, normalized: bool = False,
+                 bounds: bool = False, kind: str = "") -> int:
+        """An accessor over a copy of `a` ((N,) or (N, k), little-endian): min/max when `bounds`."""
+        a = np.ascontiguousarray(a, a.dtype.newbyteorder("<") if a.dtype.itemsize > 1 else a.dtype)
+        width = 1 if a.ndim == 1 else int(np.prod(a.shape[1:]))
+        rows = a.reshape(len(a), width)
+        item = rows.dtype.itemsize * width
+        stride = None
+        if target == ARRAY_BUFFER and item % 4:
+            stride = item + (-item % 4)            # vertex attributes: each element on 4 bytes
+            padded = np.zeros((len(rows), stride), np.uint8)
+            padded[:, :item] = rows.view(np.uint8).reshape(len(rows), item)
+            data = padded.tobytes()
+        else:
+            data = rows.tobytes()
+        acc = {"bufferView": self.view(data, target, stride), "componentType": COMPONENT[rows.dtype],
+               "count": int(len(rows)), "type": kind or TYPES[width]}
+        if normalized:
+            acc["normalized"] = True
+        if bounds and len(rows):
+            acc["min"] = _plain(rows.min(0))
+            acc["max"] = _plain(rows.max(0))
+        return self._add(acc)
+
+    def sparse(self, a: np.ndarray, moved: np.ndarray, bounds: bool = True) -> int:
+        """A (N, k) float32 accessor that is zero except at rows `moved` (sorted): sparse, no base view."""
+        rows = np.ascontiguousarray(a[moved], "<f4")
+        index = np.ascontiguousarray(moved, "<u2" if len(a) <= 0xFFFF else "<u4")
+        acc = {"componentType": 5126, "count": int(len(a)), "type": TYPES[a.shape[1]],
+               "sparse": {"count": int(len(moved)),
+                          "indices": {"bufferView": self.view(index.tobytes()), "componentType": COMPONENT[index.dtype]},
+                          "values": {"bufferView": self.view(rows.tobytes())}}}
+        if bounds:
+            acc["min"] = _plain(np.minimum(rows.min(0), 0.0))
+            acc["max"] = _plain(np.maximum(rows.max(0), 0.0))
+        return self._add(acc)
+
+    def zeros(self, count: int) -> int:
+        """A VEC3 float accessor of zeros: no buffer view at all."""
+        return self._add({"componentType": 5126, "count": int(count), "type": "VEC3", "min": [0.0] * 3,
+                          "max": [0.0] * 3})
+
+    def _add(self, acc: dict) -> int:
+        accessors = self.json.setdefault("accessors", [])
+        accessors.append(acc)
+        return len(accessors) - 1
+
+    def bytes(self) -> bytes:
+        return b"".join(self.parts)
+
+
+def _plain(v: np.ndarray) -> list:
+    """JSON numbers: ints stay ints; floats as the float32 the accessor holds (shortest repr that reads back)."""
+    if v.dtype.kind == "f":
+        return [float(np.float32(x)) for x in v.tolist()]
+    return [int(x) for x in v.tolist()]

@@ -1,0 +1,161 @@
+"""One Scene mesh -> one glTF mesh: shared vertex accessors, one primitive per material, morph targets.
+
+glTF keeps attributes per vertex, Blender per corner: a vertex is split where its corners differ in
+normal, UVs or colours (meshops.split_corners). Faces are fanned into triangles. Normals are the
+mesh's own, else what its sharp edges and flat faces give, else smooth. Shape keys become morph
+targets (deltas from the basis, sparse where most vertices stay); a skin gives JOINTS_0/WEIGHTS_0
+with at most 4 influences, the rest folded into the 4 largest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ... import meshops
+from ...errors import Warnings
+from ...scene import Mesh
+from .accessors_out import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, Buffer
+from .conventions import points_from_blender, uv_from_blender
+from .materials_out import Materials
+
+SPARSE_BELOW = 1 / 3        # a target whose moved vertices are fewer than this share is written sparse
+
+
+@dataclass
+class Written:
+    index: int                  # glTF mesh
+    source: np.ndarray          # (V',) the Scene vertex of each glTF vertex
+    extra_joint: bool = False   # some vertex has no weight: it is bound to the skin's last joint (the armature)
+
+
+def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarray:
+    """(T*3, 3) float32 unit normal of each triangle corner."""
+    pos = np.asarray(mesh.positions, np.float32)
+    nc = len(mesh.corners)
+    if mesh.normals is not None and len(mesh.normals) == nc:
+        n = np.asarray(mesh.normals, np.float32)[tris_c.reshape(-1)]
+    elif mesh.sharp_edges is not None or mesh.sharp_faces is not None:
+        nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
+        flat = np.zeros(len(mesh.faces), bool) if mesh.sharp_faces is None else np.asarray(mesh.sharp_faces, bool)
+        sharp_c = np.zeros(nc, bool) if mesh.sharp_edges is None else np.asarray(mesh.sharp_edges, bool)
+        # a triangle's side is an edge of the face only where its next corner is the face's next corner
+        side = np.roll(tris_c, -1, axis=1)
+        sharp = (sharp_c[tris_c] & (nxt[tris_c] == side)).reshape(-1)
+        face = meshops.face_of_corner(np.asarray(mesh.faces, np.int64), nc)[tris_c[:, 0]]
+        n_t = len(tv)
+        edges = meshops.edge_pairs(tv.reshape(-1), meshops.next_corner(np.arange(0, 3 * n_t, 3), 3 * n_t))
+        n = meshops.sharp_edge_normals(pos, tv, sharp, flat[face], edges)
+    else:
+        n = meshops.unit(meshops.vertex_normals(pos, tv))[tv.reshape(-1)]
+    n = np.nan_to_num(np.asarray(n, np.float32))
+    length = np.sqrt(np.einsum("ij,ij->i", n, n))
+    bad = length < 1e-6
+    n = n / np.where(bad, 1.0, length)[:, None]
+    n[bad] = (0.0, 0.0, 1.0)                       # glTF wants unit normals: a degenerate corner points up
+    return n
+
+
+def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(V, 4) joints and float32 weights that sum to 1; vertices without weight go to joint n_joints."""
+    joints = np.asarray(mesh.skin.joints, np.int64)
+    weights = np.where(joints >= 0, np.asarray(mesh.skin.weights, np.float64), 0.0)
+    weights = np.where(np.isfinite(weights) & (weights > 0) & (joints < n_joints), weights, 0.0)
+    order = np.argsort(-weights, axis=1, kind="stable")[:, :4]
+    rows = np.arange(len(joints))[:, None]
+    if joints.shape[1] > 4:
+        over = int(((weights > 0).sum(1) > 4).sum())
+        if over:
+            warnings.warn(f"mesh {mesh.name!r}: {over} vertices have more than 4 bone influences, which glTF "
+                          "holds; the smallest are folded into the 4 largest")
+    j, w = joints[rows, order], weights[rows, order]
+    if w.shape[1] < 4:
+        j = np.pad(j, ((0, 0), (0, 4 - w.shape[1])))
+        w = np.pad(w, ((0, 0), (0, 4 - w.shape[1])))
+    total = w.sum(1)
+    free = total <= 0
+    w = w / np.where(free, 1.0, total)[:, None]
+    j = np.where(w > 0, j, 0)
+    j[free, 0], w[free, 0] = n_joints, 1.0
+    return j, w.astype(np.float32), bool(free.any())
+
+
+def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
+               n_joints: int = -1) -> Written:
+    """Append the glTF mesh of `mesh` (positions times `scale`); n_joints >= 0: its skin's joint count."""
+    nc = len(mesh.corners)
+    tris_c, face = meshops.triangulate(mesh.faces, nc)
+    corners = np.asarray(mesh.corners, np.int64)
+    tv = corners[tris_c]
+    uv_names = list(mesh.uv_layers)
+    rows = tris_c.reshape(-1)                      # the Scene corner of each triangle corner
+    normals = _corner_normals(mesh, tris_c, tv)
+    record = [normals] + [np.asarray(mesh.uv_layers[n], np.float32)[rows] for n in uv_names] \
+        + [np.asarray(c, np.float32)[rows] for c in mesh.colors.values()]
+    first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
+    source = tv.reshape(-1)[first]
+    basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
+    attrs = {"POSITION": buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True),
+             "NORMAL": buf.accessor(points_from_blender(normals[first]), ARRAY_BUFFER)}
+    for i, name in enumerate(uv_names):
+        uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows[first]])
+        attrs[f"TEXCOORD_{i}"] = buf.accessor(uv, ARRAY_BUFFER)
+    for i, c in enumerate(mesh.colors.values()):
+        col = np.clip(np.nan_to_num(np.asarray(c, np.float32)[rows[first]]), 0.0, 1.0)
+        attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(first), -1)[:, :4], ARRAY_BUFFER)
+    extra = False
+    if mesh.skin is not None and n_joints >= 0:
+        j, w, extra = _skin_rows(mesh, n_joints, warnings)
+        jt = np.uint8 if n_joints + 1 <= 256 else np.uint16
+        attrs["JOINTS_0"] = buf.accessor(j[source].astype(jt), ARRAY_BUFFER)
+        attrs["WEIGHTS_0"] = buf.accessor(w[source], ARRAY_BUFFER)
+    out: dict = {"name": mesh.name, "primitives": []}
+    targets = _targets(mesh, source, buf, scale)
+    if targets:
+        out["weights"] = [float(k.value) for k in mesh.shape_keys[1:]]
+        out["extras"] = {"targetNames": [k.name for k in mesh.shape_keys[1:]]}
+    n_v = len(first)
+    index_type = np.uint8 if n_v < 0xFF else np.uint16 if n_v < 0xFFFF else np.uint32
+    tri_vertices = vertex_of.reshape(-1, 3)
+    slots = np.zeros(len(tris_c), np.int64) if mesh.face_material is None else \
+        np.asarray(mesh.face_material, np.int64)[face]
+    for slot in np.unique(slots).tolist() if len(slots) else []:
+        prim: dict = {"attributes": attrs, "mode": 4,
+                      "indices": buf.accessor(tri_vertices[slots == slot].reshape(-1).astype(index_type),
+                                              ELEMENT_ARRAY_BUFFER)}
+        scene_mat = mesh.materials[slot] if 0 <= slot < len(mesh.materials) else -1
+        mat = mats.material(scene_mat, uv_names)
+        if mat >= 0:
+            prim["material"] = mat
+        if targets:
+            prim["targets"] = targets
+        out["primitives"].append(prim)
+    if not out["primitives"]:                     # a mesh of points only: glTF wants a primitive
+        out["primitives"].append({"attributes": attrs, "mode": 0})
+        if targets:
+            out["primitives"][0]["targets"] = targets
+    meshes = json.setdefault("meshes", [])
+    meshes.append(out)
+    return Written(len(meshes) - 1, source, extra)
+
+
+def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
+    q = points_from_blender(np.asarray(p, np.float32)[source])
+    return q * np.float32(scale) if scale != 1.0 else q
+
+
+def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float) -> list[dict]:
+    keys = mesh.shape_keys
+    out = []
+    base = _points(keys[0].positions, source, scale) if keys else None
+    for k in keys[1:]:
+        ref = keys[k.relative_to] if 0 < k.relative_to < len(keys) else None
+        delta = _points(k.positions, source, scale) - (base if ref is None else _points(ref.positions, source, scale))
+        moved = np.flatnonzero((delta != 0).any(1))
+        if not len(moved):                       # no bufferView: zeros
+            out.append({"POSITION": buf.zeros(len(delta))})
+        elif len(moved) < SPARSE_BELOW * len(delta):
+            out.append({"POSITION": buf.sparse(delta, moved)})
+        else:
+            out.append({"POSITION": buf.accessor(delta, ARRAY_BUFFER, bounds=True)})
+    return out
