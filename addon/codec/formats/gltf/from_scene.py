@@ -232,8 +232,8 @@ class Writer:
             out["intensity"] = float(li.energy) / (4 * math.pi) * 683.0 / (4 * math.pi)
             if li.type == "SPOT":
                 outer = float(np.clip(li.spot_size / 2.0, 1e-4, math.pi / 2))
-                out.update(type="spot", spot={"outerConeAngle": outer,
-                                              "innerConeAngle": outer * float(np.clip(1.0 - li.spot_blend, 0, 1))})
+                inner = outer * float(np.clip(1.0 - li.spot_blend, 0.0, 0.999))     # glTF: inner < outer
+                out.update(type="spot", spot={"outerConeAngle": outer, "innerConeAngle": inner})
             else:
                 out["type"] = "point"
                 if li.type == "AREA":
