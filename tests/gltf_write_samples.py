@@ -1,6 +1,6 @@
 """Every sample of every format, as the glTF writer's tests take them: each valid file in test_assets,
 and what those files lack made from them (an Unreal pair with a script: sequences and a masked
-skin; a UNIGINE mesh with its animation beside it; a .3ds with lights of each kind)."""
+PCX skin; a UNIGINE mesh with its animation beside it; a .3ds with lights of each kind)."""
 from __future__ import annotations
 
 import shutil
@@ -10,6 +10,7 @@ import numpy as np
 
 from addon.codec import load, save
 from addon.codec.scene import Light, Node
+from tests.codec.unreal_fixtures import masked_pcx
 from tests.conftest import ASSETS
 
 UC = ("class mar_rifle extends Actor;\r\n"
@@ -18,8 +19,8 @@ UC = ("class mar_rifle extends Actor;\r\n"
       "#exec MESH SEQUENCE MESH=mar_rifle SEQ=All STARTFRAME=0 NUMFRAMES=30\r\n"
       "#exec MESH SEQUENCE MESH=mar_rifle SEQ=Fire STARTFRAME=0 NUMFRAMES=10 RATE=15\r\n"
       "#exec MESH SEQUENCE MESH=mar_rifle SEQ=Reload STARTFRAME=10 NUMFRAMES=20 RATE=30\r\n"
-      "#exec TEXTURE IMPORT NAME=Jm_rifl FILE=m_rifl.bmp GROUP=Skins FLAGS=2\r\n"
-      "#exec MESHMAP SETTEXTURE MESHMAP=mar_rifle NUM=0 TEXTURE=Jm_rifl\r\n")
+      "#exec TEXTURE IMPORT NAME=Jm_rifl FILE=m_rifl.pcx GROUP=Skins FLAGS=2\r\n"
+      "#exec MESHMAP SETTEXTURE MESHMAP=mar_rifle NUM=1 TEXTURE=Jm_rifl\r\n")
 
 FILES = sorted([p for p in (ASSETS / "3ds").iterdir() if p.suffix.lower() == ".3ds" and p.name != "wrong.3ds"]
                + list((ASSETS / "unreal").glob("*_d.3d")) + list((ASSETS / "unigine").glob("*.mesh"))
@@ -31,7 +32,7 @@ def made(folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("mar_rifle_d.3d", "mar_rifle_a.3d"):
         shutil.copy(ASSETS / "unreal" / name, folder / name)
-    shutil.copy(ASSETS / "3ds" / "m_rifl.bmp", folder / "m_rifl.bmp")
+    (folder / "m_rifl.pcx").write_bytes(masked_pcx())      # index 0 is a hole
     (folder / "mar_rifle.uc").write_bytes(UC.encode("latin-1"))
     shutil.copy(ASSETS / "unigine" / "tube_skinned.mesh", folder / "tube.mesh")
     shutil.copy(ASSETS / "unigine" / "tube_bend.anim", folder / "tube.anim")
@@ -51,3 +52,144 @@ def samples(folder: Path) -> list[Path]:
 
 def sample_id(p: Path) -> str:
     return p.name
+
+
+# -- glTF as the standard reads it, written out here (neither our writer nor our reader) ----------------
+class Gltf:
+    """A written .glb or .gltf, decoded by the specification: accessors, node transforms, animation
+    samplers, skinning and morph targets."""
+
+    DT = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+    WIDTH = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT4": 16}
+
+    def __init__(self, path: Path) -> None:
+        import json
+        import struct
+        data = Path(path).read_bytes()
+        if data[:4] == b"glTF":
+            n = struct.unpack_from("<I", data, 12)[0]
+            self.json = json.loads(data[20:20 + n])
+            at = 20 + n
+            self.bin = data[at + 8:at + 8 + struct.unpack_from("<I", data, at)[0]] if at < len(data) else b""
+        else:
+            self.json = json.loads(data)
+            uri = self.json["buffers"][0]["uri"] if self.json.get("buffers") else ""
+            self.bin = (Path(path).parent / uri).read_bytes() if uri else b""
+        self.parent = {c: i for i, n in enumerate(self.json.get("nodes", [])) for c in n.get("children", [])}
+
+    def accessor(self, i: int) -> np.ndarray:
+        a = self.json["accessors"][i]
+        dt, w, n = np.dtype(self.DT[a["componentType"]]), self.WIDTH[a["type"]], a["count"]
+        out = np.zeros((n, w), np.float64)
+        if "bufferView" in a:
+            v = self.json["bufferViews"][a["bufferView"]]
+            stride = v.get("byteStride", dt.itemsize * w)
+            start = v.get("byteOffset", 0) + a.get("byteOffset", 0)
+            raw = np.frombuffer(self.bin, np.uint8, stride * (n - 1) + dt.itemsize * w if n else 0, start)
+            rows = np.lib.stride_tricks.as_strided(raw, (n, dt.itemsize * w), (stride, 1)) if n else raw.reshape(0, 0)
+            out = np.ascontiguousarray(rows).view(dt).reshape(n, w).astype(np.float64)
+        if "sparse" in a:
+            s = a["sparse"]
+            iv, vv = self.json["bufferViews"][s["indices"]["bufferView"]], self.json["bufferViews"][s["values"]["bufferView"]]
+            idx = np.frombuffer(self.bin, self.DT[s["indices"]["componentType"]], s["count"], iv.get("byteOffset", 0))
+            out[idx.astype(np.int64)] = np.frombuffer(self.bin, dt, s["count"] * w, vv.get("byteOffset", 0)).reshape(-1, w)
+        if a.get("normalized"):
+            out = np.maximum(out / float(np.iinfo(dt).max), -1.0)
+        return out
+
+    @staticmethod
+    def compose(t, q_xyzw, s) -> np.ndarray:
+        x, y, z, w = q_xyzw / np.linalg.norm(q_xyzw)
+        r = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                      [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                      [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+        m = np.eye(4)
+        m[:3, :3] = r * np.asarray(s, float)
+        m[:3, 3] = t
+        return m
+
+    def animation(self, name: str) -> dict:
+        return next(a for a in self.json.get("animations", []) if a["name"] == name)
+
+    def sample(self, anim: dict, node: int, path: str, time: float):
+        """The animated value of node's path at `time` (None when not animated): glTF's interpolations."""
+        for c in anim["channels"]:
+            if c["target"].get("node") != node or c["target"]["path"] != path:
+                continue
+            s = anim["samplers"][c["sampler"]]
+            t = self.accessor(s["input"])[:, 0]
+            v = self.accessor(s["output"])
+            if path == "weights":
+                v = v.reshape(len(t), -1)
+            cubic = s.get("interpolation") == "CUBICSPLINE"
+            if cubic:
+                v = v.reshape(len(t), 3, -1)
+            k = int(np.clip(np.searchsorted(t, time, side="right") - 1, 0, len(t) - 1))
+            if time <= t[0] or k == len(t) - 1:
+                return v[k, 1] if cubic else v[k]
+            u = (time - t[k]) / (t[k + 1] - t[k])
+            if s.get("interpolation") == "STEP":
+                return v[k]
+            if cubic:
+                d = t[k + 1] - t[k]
+                return ((2 * u ** 3 - 3 * u ** 2 + 1) * v[k, 1] + d * (u ** 3 - 2 * u ** 2 + u) * v[k, 2]
+                        + (-2 * u ** 3 + 3 * u ** 2) * v[k + 1, 1] + d * (u ** 3 - u ** 2) * v[k + 1, 0])
+            if path == "rotation":
+                a, b = v[k], v[k + 1] * (1 if np.dot(v[k], v[k + 1]) >= 0 else -1)
+                return (1 - u) * a + u * b
+            return (1 - u) * v[k] + u * v[k + 1]
+        return None
+
+    def local(self, i: int, anim: dict | None = None, time: float = 0.0) -> np.ndarray:
+        n = self.json["nodes"][i]
+        if "matrix" in n:
+            return np.asarray(n["matrix"], float).reshape(4, 4).T
+        parts = [np.asarray(n.get(k, d), float) for k, d in
+                 (("translation", (0, 0, 0)), ("rotation", (0, 0, 0, 1)), ("scale", (1, 1, 1)))]
+        if anim is not None:
+            for j, path in enumerate(("translation", "rotation", "scale")):
+                got = self.sample(anim, i, path, time)
+                if got is not None:
+                    parts[j] = got
+        return self.compose(*parts)
+
+    def world(self, i: int, anim: dict | None = None, time: float = 0.0) -> np.ndarray:
+        m = np.eye(4)
+        while i is not None:
+            m = self.local(i, anim, time) @ m
+            i = self.parent.get(i)
+        return m
+
+    def mesh_points(self, node: int, anim: dict | None = None, time: float = 0.0) -> np.ndarray:
+        """(N, 3) world positions of the vertices of node's mesh (first primitive's attributes):
+        morph targets by the node's weights, then skinning by the joints, or the node's world matrix."""
+        n = self.json["nodes"][node]
+        mesh = self.json["meshes"][n["mesh"]]
+        prim = mesh["primitives"][0]
+        p = self.accessor(prim["attributes"]["POSITION"])
+        if prim.get("targets"):
+            w = self.sample(anim, node, "weights", time) if anim is not None else None
+            w = np.asarray(mesh.get("weights", [0.0] * len(prim["targets"])) if w is None else w, float)
+            for wk, t in zip(w, prim["targets"]):
+                if wk:
+                    p = p + wk * self.accessor(t["POSITION"])
+        ph = np.c_[p, np.ones(len(p))]
+        if "skin" not in n:
+            return (ph @ self.world(node, anim, time).T)[:, :3]
+        skin = self.json["skins"][n["skin"]]
+        ibm = self.accessor(skin["inverseBindMatrices"]).reshape(-1, 4, 4).transpose(0, 2, 1)
+        joint = np.stack([self.world(j, anim, time) @ ibm[k] for k, j in enumerate(skin["joints"])])
+        js = self.accessor(prim["attributes"]["JOINTS_0"]).astype(int)
+        ws = self.accessor(prim["attributes"]["WEIGHTS_0"])
+        m = np.einsum("vk,vkij->vij", ws, joint[js])
+        return np.einsum("vij,vj->vi", m, ph)[:, :3]
+
+    def triangles(self, node: int) -> int:
+        mesh = self.json["meshes"][self.json["nodes"][node]["mesh"]]
+        return sum(self.json["accessors"][p["indices"]]["count"] // 3 for p in mesh["primitives"] if "indices" in p)
+
+
+def to_gltf_axes(p: np.ndarray) -> np.ndarray:
+    """Blender (x, y, z) -> glTF (x, z, -y), written out for the tests."""
+    p = np.asarray(p, float)
+    return np.stack([p[..., 0], p[..., 2], -p[..., 1]], -1)
