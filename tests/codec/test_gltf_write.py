@@ -339,3 +339,24 @@ def test_lgf_converts_to_and_from_gltf(samples, tmp_path):
     assert main(["convert", str(out), str(back)]) == 0
     assert [a.name for a in load(back).animations] == ["All", "Fire", "Reload"]
     assert main(["formats"]) == 0
+
+
+def test_bmp_textures_become_png(tmp_path):
+    """A 24-bit BMP (bottom-up rows of BGR, padded to 4 bytes) reaches glTF as a PNG of the same pixels."""
+    top_first = np.array([[[255, 0, 0], [0, 255, 0], [0, 0, 255]], [[10, 20, 30], [40, 50, 60], [70, 80, 90]]],
+                         np.uint8)
+    rows = b"".join(r[:, ::-1].tobytes() + b"\0\0\0" for r in top_first[::-1])
+    bmp = b"BM" + struct.pack("<IHHI", 54 + len(rows), 0, 0, 54) + struct.pack("<IiiHHIIiiII", 40, 3, 2, 1, 24, 0,
+                                                                                 len(rows), 0, 0, 0, 0) + rows
+    (tmp_path / "t.bmp").write_bytes(bmp)
+    from addon.codec.scene import Image, Material, TextureSlot
+    scene = Scene(nodes=[Node("m", "MESH", 0)], images=[Image("t.bmp", str(tmp_path / "t.bmp"))],
+                  materials=[Material("m", textures=[TextureSlot("base_color", 0)])],
+                  meshes=[Mesh.from_triangles("m", np.eye(3, dtype=np.float32), [[0, 1, 2]], materials=[0],
+                                              uv_layers={"UVMap": np.zeros((3, 2), np.float32)})])
+    save(scene, tmp_path / "t.gltf")
+    g = Gltf(tmp_path / "t.gltf")
+    assert g.json["images"][0]["mimeType"] == "image/png"
+    got = png_pixels((tmp_path / g.json["images"][0]["uri"]).read_bytes())
+    np.testing.assert_array_equal(got[..., :3], top_first)
+    assert (got[..., 3] == 255).all()

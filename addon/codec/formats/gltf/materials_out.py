@@ -1,8 +1,8 @@
 """Scene materials -> glTF metallic-roughness materials, their textures, samplers and images.
 
 Images travel as PNG or JPEG (what every glTF reader takes): a file in either is copied as it is, a
-picture the importer decoded (PCX, a masked BMP) is written as PNG, and any other file is left out
-with a warning. from_scene hands them to write.py as files (resources) by name; a .glb embeds them.
+picture the importer decoded (PCX, a masked BMP) and a plain BMP are written as PNG, and any other
+file is left out with a warning. from_scene hands them to write.py as files (resources) by name; a .glb embeds them.
 """
 from __future__ import annotations
 
@@ -36,6 +36,35 @@ def png(pixels: np.ndarray) -> bytes:
             + chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + chunk(b"IEND", b""))
 
 
+def bmp_pixels(data: bytes) -> np.ndarray | None:
+    """An uncompressed 8-bit paletted, 24- or 32-bit BMP -> (H, W, 4) float32, bottom row first (None: another kind)."""
+    if len(data) < 54 or data[:2] != b"BM":
+        return None
+    offset = struct.unpack_from("<I", data, 10)[0]
+    info, width, height, _, bits, compression = struct.unpack_from("<IiiHHI", data, 14)
+    if compression not in (0, 3) or bits not in (8, 24, 32) or width <= 0 or height == 0 or info < 40 \
+            or (compression == 3 and bits != 32):
+        return None
+    stride = (width * bits // 8 + 3) & ~3
+    h = abs(height)
+    if offset + stride * h > len(data) or width * h > 1 << 26:
+        return None
+    rows = np.frombuffer(data, np.uint8, stride * h, offset).reshape(h, stride)
+    if height < 0:
+        rows = rows[::-1]                          # top-down: bottom row first, as the Scene keeps pixels
+    out = np.ones((h, width, 4), np.float32)
+    if bits == 8:
+        colours = struct.unpack_from("<I", data, 46)[0] or 256
+        palette = np.frombuffer(data, np.uint8, 4 * min(colours, 256), 14 + info).reshape(-1, 4) \
+            if 14 + info + 4 * min(colours, 256) <= offset else np.zeros((256, 4), np.uint8)
+        idx = np.minimum(rows[:, :width], len(palette) - 1)
+        out[..., :3] = palette[idx][..., 2::-1] / 255.0
+    else:
+        px = rows[:, :width * bits // 8].reshape(h, width, bits // 8)
+        out[..., :3] = px[..., 2::-1] / 255.0      # BGR(A) -> RGB; 32-bit alpha is often unset: opaque
+    return out
+
+
 def _image_file(image: Image, warnings: Warnings) -> tuple[bytes, str, str] | None:
     """(bytes, mime type, extension) of one image, or None (warned) when it cannot travel."""
     if image.filepath:
@@ -50,6 +79,9 @@ def _image_file(image: Image, warnings: Warnings) -> tuple[bytes, str, str] | No
             for magic, (mime, ext) in MIME.items():
                 if data.startswith(magic):
                     return data, mime, ext
+            pixels = bmp_pixels(data)
+            if pixels is not None:
+                return png(pixels), "image/png", ".png"
     if image.pixels is not None and np.ndim(image.pixels) == 3 and np.shape(image.pixels)[2] == 4:
         return png(image.pixels), "image/png", ".png"
     if image.filepath:
