@@ -128,3 +128,20 @@ def skinned(b: Builder | None = None) -> Builder:
     ]
     b.tree["scenes"] = [{"nodes": [n0]}]
     return b
+
+
+def full() -> Builder:
+    """The quad with a textured material (sampler, KHR_texture_transform), a camera and a spot light."""
+    b = quad()
+    b.tree["images"] = [{"uri": "data:image/png;base64,iVBORw0KGgo=", "name": "tex"}]
+    b.tree["samplers"] = [{"wrapS": 33648, "wrapT": 33648}]
+    b.tree["textures"] = [{"source": 0, "sampler": 0}]
+    b.tree["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = {
+        "index": 0, "extensions": {"KHR_texture_transform": {"offset": [0.5, 0], "scale": [2, 2]}}}
+    b.tree["cameras"] = [{"type": "perspective", "perspective": {"yfov": 0.6, "znear": 0.1, "zfar": 100}}]
+    b.tree["extensions"] = {"KHR_lights_punctual": {"lights": [{"type": "spot", "spot": {"outerConeAngle": 0.5}}]}}
+    b.tree["extensionsUsed"] = ["KHR_lights_punctual", "KHR_texture_transform"]
+    b.tree["nodes"][0]["children"] = [1, 2]
+    b.tree["nodes"] += [{"camera": 0, "translation": [0, 0, 5]},
+                        {"extensions": {"KHR_lights_punctual": {"light": 0}}, "rotation": [0, 0.6, 0, 0.8]}]
+    return b

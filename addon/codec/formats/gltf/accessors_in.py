@@ -18,6 +18,18 @@ _NORMALIZE = {"i1": 127.0, "u1": 255.0, "<i2": 32767.0, "<u2": 65535.0, "<u4": 4
 _SPARSE_INDEX = {5121: "u1", 5123: "<u2", 5125: "<u4"}
 
 
+def known(value, table) -> bool:
+    """`value in table` for JSON values of any type (a list or an object is never a key)."""
+    return isinstance(value, (str, int, float)) and value in table
+
+
+def extension(o: dict, name: str) -> dict | None:
+    """o.extensions[name] when it is an object."""
+    e = o.get("extensions")
+    e = e.get(name) if isinstance(e, dict) else None
+    return e if isinstance(e, dict) else None
+
+
 def items(tree: dict, key: str) -> list:
     v = tree.get(key, [])
     if not isinstance(v, list):
@@ -67,17 +79,17 @@ class Accessors:
     def get(self, index, path: str, as_float: bool = True) -> np.ndarray:
         """(count, width) array: float32 (normalized integers scaled to 0..1 or -1..1) when as_float,
         else the stored integer type."""
+        a = obj(self.doc.json, "accessors", index, path)
         key = (index, as_float)
         if key not in self.cache:
-            a = obj(self.doc.json, "accessors", index, path)
             self.cache[key] = self._decode(a, f"accessors[{index}]", as_float)
         return self.cache[key]
 
     def _decode(self, a: dict, path: str, as_float: bool) -> np.ndarray:
         ct = a.get("componentType")
-        if ct not in COMPONENT_DTYPES:
+        if not known(ct, COMPONENT_DTYPES):
             raise FormatError(f"componentType {ct!r} is not a glTF one", None, f"{path}.componentType")
-        if a.get("type") not in TYPE_WIDTHS:
+        if not known(a.get("type"), TYPE_WIDTHS):
             raise FormatError(f"type {a.get('type')!r} is not a glTF one", None, f"{path}.type")
         dt = np.dtype(COMPONENT_DTYPES[ct])
         width = TYPE_WIDTHS[a["type"]]
@@ -91,6 +103,8 @@ class Accessors:
             out = np.zeros((count, width), dt)
         if "sparse" in a:
             out = self._sparse(a["sparse"], out, count, width, dt, f"{path}.sparse")
+        if dt.kind == "f" and not np.isfinite(out).all():
+            raise FormatError("NaN or infinite values (the standard allows neither)", None, path)
         if not as_float:
             return out
         if a.get("normalized") and COMPONENT_DTYPES[ct] in _NORMALIZE:
@@ -154,7 +168,7 @@ class Accessors:
             raise FormatError(f"{n} sparse values for {count} items", None, f"{path}.count")
         ip, vp = s["indices"], s["values"]
         it = ip.get("componentType")
-        if it not in _SPARSE_INDEX:
+        if not known(it, _SPARSE_INDEX):
             raise FormatError(f"componentType {it!r} is not an unsigned index type", None, f"{path}.indices.componentType")
         idx = self._packed(ip, np.dtype(_SPARSE_INDEX[it]), n, f"{path}.indices").astype(np.int64)
         if len(idx) and int(idx.max()) >= count:

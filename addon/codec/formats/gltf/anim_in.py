@@ -19,9 +19,10 @@ import numpy as np
 from ...axes import inverse_or_identity, matrix_to_quat, quat_multiply
 from ...errors import FormatError, Warnings
 from ...scene import Animation, Armature, Bone, Channel
-from .accessors_in import Accessors, items, num, obj
+from .accessors_in import Accessors, items, known, obj
 
 INTERPOLATION = {"STEP": "CONSTANT", "LINEAR": "LINEAR", "CUBICSPLINE": "BEZIER"}
+MAX_FRAME = 1048574             # Blender's last frame
 PATHS = {"translation": "location", "rotation": "rotation_quaternion", "scale": "scale"}
 NON_UNIFORM = ("a skin's bind pose scales bones unevenly, and Blender bones rest unscaled: its animation "
                "is fitted approximately (shear and uneven scale are dropped)")
@@ -129,9 +130,9 @@ def make_rig(tree: dict, joints: tuple[int, ...], ibm: np.ndarray, parent: list[
         above = world[parent[j]] if parent[j] >= 0 else np.eye(4)
         if up >= 0:
             p = index[up]
-            pre = np.linalg.inv(rigid[k]) @ rigid[p] @ residue[p] @ inverse_or_identity(world[up]) @ above
+            pre = inverse_or_identity(rigid[k]) @ rigid[p] @ residue[p] @ inverse_or_identity(world[up]) @ above
         else:
-            pre = np.linalg.inv(rigid[k]) @ inverse_or_identity(frame) @ above
+            pre = inverse_or_identity(rigid[k]) @ inverse_or_identity(frame) @ above
         rig.maps[j] = LocalMap(pre, inverse_or_identity(residue[k]))
         uniform &= rig.maps[j].uniform
         rig.residue[j] = residue[k]
@@ -202,7 +203,7 @@ def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, l
 
 def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, fps: float) -> list[Channel]:
     interp = s.get("interpolation", "LINEAR")
-    if interp not in INTERPOLATION:
+    if not known(interp, INTERPOLATION):
         raise FormatError(f"interpolation {interp!r} is not a glTF one", None, f"{path}.interpolation")
     times = acc.get(s.get("input"), f"{path}.input")
     if times.shape[1] != 1 or not len(times):
@@ -210,6 +211,8 @@ def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, fps
     times = times[:, 0].astype(np.float64)
     if not np.isfinite(times).all() or (np.diff(times) < 0).any():
         raise FormatError("key times are not finite and increasing", None, f"{path}.input")
+    if np.abs(times).max() * fps > MAX_FRAME:
+        raise FormatError(f"key times past Blender's frames (+-{MAX_FRAME} at {fps:g} fps)", None, f"{path}.input")
     n = len(times)
     cubic = interp == "CUBICSPLINE"
     out = acc.get(s.get("output"), f"{path}.output").astype(np.float64)

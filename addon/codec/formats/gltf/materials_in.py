@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 from ...errors import FormatError, Warnings
 from ...scene import Image, Material, TextureSlot
-from .accessors_in import floats, items, num, obj
+from .accessors_in import extension, floats, items, known, num, obj
 from .mesh_in import uv_name
 from .model import Document
 
@@ -38,7 +38,7 @@ def read_images(doc: Document, warnings: Warnings) -> list[Image]:
             out.append(Image(name, str(f) if found else ""))
             continue
         mime = im.get("mimeType") or (uri[5:uri.find(";")] if ";" in uri else "")
-        out.append(Image(name or f"image{i}{MIME_EXT.get(mime, '.png')}"))
+        out.append(Image(name or f"image{i}{MIME_EXT[mime] if known(mime, MIME_EXT) else '.png'}"))
         warnings.warn("images embedded in the file (.glb or data: URIs) are kept by name only, not extracted")
     return out
 
@@ -49,8 +49,7 @@ def _texture(tree: dict, info, kind: str, path: str, warnings: Warnings) -> Text
     t = obj(tree, "textures", info.get("index"), f"{path}.index")
     source = t.get("source")
     if source is None:
-        ext = t.get("extensions") or {}
-        named = next((e for e in ("KHR_texture_basisu", "EXT_texture_webp", "MSFT_texture_dds") if e in ext), "")
+        named = next((e for e in ("KHR_texture_basisu", "EXT_texture_webp", "MSFT_texture_dds") if extension(t, e)), "")
         if named:
             warnings.warn(f"{named}: textures only in that form are not read")
         return None
@@ -58,10 +57,10 @@ def _texture(tree: dict, info, kind: str, path: str, warnings: Warnings) -> Text
     slot = TextureSlot(kind, source, uv_layer=uv_name(num(info, "texCoord", path, 0, 0, True)))
     if "sampler" in t:
         s = obj(tree, "samplers", t["sampler"], f"{path}.sampler")
-        wraps = {WRAP.get(s.get("wrapS", 10497), "REPEAT"), WRAP.get(s.get("wrapT", 10497), "REPEAT")}
+        wraps = {WRAP[w] if known(w, WRAP) else "REPEAT" for w in (s.get("wrapS", 10497), s.get("wrapT", 10497))}
         slot.extension = wraps.pop() if len(wraps) == 1 else "REPEAT"
-    tt = (info.get("extensions") or {}).get("KHR_texture_transform")
-    if isinstance(tt, dict):
+    tt = extension(info, "KHR_texture_transform")
+    if tt is not None:
         tp = f"{path}.extensions.KHR_texture_transform"
         offset = floats(tt, "offset", 2, tp, [0.0, 0.0])
         rotation = float(num(tt, "rotation", tp, 0.0))
@@ -88,9 +87,9 @@ def read_materials(tree: dict, warnings: Warnings) -> list[Material]:
                        roughness=float(num(pbr, "roughnessFactor", f"{path}.pbrMetallicRoughness", 1.0)),
                        two_sided=bool(m.get("doubleSided", False)))
         mode = m.get("alphaMode", "OPAQUE")
-        mat.blend = {"MASK": "CLIP", "BLEND": "BLEND"}.get(mode, "OPAQUE")
+        mat.blend = {"MASK": "CLIP", "BLEND": "BLEND"}[mode] if mode in ("MASK", "BLEND") else "OPAQUE"
         emissive = floats(m, "emissiveFactor", 3, path, [0.0, 0.0, 0.0])
-        strength = (m.get("extensions") or {}).get("KHR_materials_emissive_strength")
+        strength = extension(m, "KHR_materials_emissive_strength")
         if any(emissive):
             mat.emission = tuple(emissive)
             mat.emission_strength = float(num(strength, "emissiveStrength", path, 1.0)) \

@@ -106,7 +106,7 @@ def read_mesh(tree: dict, acc: Accessors, index: int, warnings: Warnings) -> tup
         pp = f"{path}.primitives[{j}]"
         if not isinstance(p, dict):
             raise FormatError("not an object", None, pp)
-        ext = [e for e in COMPRESSED if e in (p.get("extensions") or {})]
+        ext = [e for e in COMPRESSED if isinstance(p.get("extensions"), dict) and e in p["extensions"]]
         if ext:
             warnings.warn(f"{ext[0]}: compressed primitives are not read (decompress the file first, e.g. "
                           "with gltf-transform)")

@@ -16,7 +16,7 @@ import numpy as np
 from ...axes import compose, decompose, inverse_or_identity
 from ...errors import FormatError, Warnings
 from ...scene import Camera, Light, Node, Scene, Skin
-from .accessors_in import Accessors, floats, items, num, obj
+from .accessors_in import Accessors, extension, floats, items, known, num, obj
 from .anim_in import LocalMap, Rig, Target, make_rig, read_animations, skin_key
 from .conventions import BASIS
 from .materials_in import read_images, read_materials
@@ -35,7 +35,7 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
     fps = float(getattr(opts, "fps", 24.0)) or 24.0
     scene = Scene(source_format="glb" if doc.binary else "gltf", source_version=str(tree["asset"]["version"]))
     for e in items(tree, "extensionsUsed"):
-        if e not in MAPPED:
+        if not known(e, MAPPED):
             warnings.warn(f"glTF extension {e} is not read: what it adds is left out")
     acc = Accessors(doc)
     scene.images = read_images(doc, warnings)
@@ -78,12 +78,12 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         name = nd.get("name") if isinstance(nd.get("name"), str) and nd.get("name") else f"Node{n}"
         kind, data, post, keys = "EMPTY", -1, B4.T, []
         host = next((r for r in rigs if r.host == n), None)
-        light = ((nd.get("extensions") or {}).get("KHR_lights_punctual") or {}).get("light") \
-            if isinstance((nd.get("extensions") or {}).get("KHR_lights_punctual"), dict) else None
+        light = (extension(nd, "KHR_lights_punctual") or {}).get("light")
         if host is not None:
             kind, data = "ARMATURE", host.armature
         elif "mesh" in nd:
-            rig = rig_of_skin.get(nd.get("skin"), None) if "skin" in nd else None
+            obj(tree, "meshes", nd["mesh"], f"nodes[{n}].mesh")
+            rig = rig_of_skin.get(nd["skin"]) if "skin" in nd else None
             key = (nd["mesh"], rig.armature if rig else -1)
             if key not in meshes:
                 meshes[key] = _mesh(tree, acc, scene, nd["mesh"], rig, warnings)
@@ -191,6 +191,7 @@ def _rigs(tree, acc, scene, parent, world, reached, warnings) -> tuple[list[Rig]
         if not reached[n] or "skin" not in nd or "mesh" not in nd:
             continue
         s = nd["skin"]
+        obj(tree, "skins", s, f"nodes[{n}].skin")
         if s in of_skin:
             continue
         joints, blob, ibm = skin_key(tree, acc, s)
@@ -242,15 +243,15 @@ def _camera(tree, index, scene, warnings) -> int:
 
 
 def _light(tree, index, path, scene, warnings) -> int:
-    ext = (tree.get("extensions") or {}).get("KHR_lights_punctual")
-    lights = ext.get("lights") if isinstance(ext, dict) else None
+    lights = (extension(tree, "KHR_lights_punctual") or {}).get("lights")
     if not isinstance(lights, list) or not isinstance(index, int) or not 0 <= index < len(lights) \
             or not isinstance(lights[index], dict):
         raise FormatError(f"{index!r} is not a light of KHR_lights_punctual", None,
                           f"{path}.extensions.KHR_lights_punctual.light")
     d = lights[index]
     lp = f"extensions.KHR_lights_punctual.lights[{index}]"
-    kind = {"directional": "SUN", "point": "POINT", "spot": "SPOT"}.get(d.get("type"))
+    kinds = {"directional": "SUN", "point": "POINT", "spot": "SPOT"}
+    kind = kinds[d["type"]] if known(d.get("type"), kinds) else None
     if kind is None:
         raise FormatError(f"light type {d.get('type')!r}", None, f"{lp}.type")
     intensity = float(num(d, "intensity", lp, 1.0, lo=0))
