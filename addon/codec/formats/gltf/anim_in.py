@@ -6,9 +6,10 @@ rotation times a uniform scale. Translation, rotation and scale keys then map on
 cubic spline's tangents with them), so that every source key stays a key.
 
 Skins: the bones rest where the inverse bind matrices put the joints (their rigid part, in the
-armature's space: the glTF node that holds the root joints, else the scene root). A bone's basis
-is then (rigid rest)^-1 @ (parent's rigid rest) @ (parent's scale residue) @ L @ (own residue)^-1,
-which plays the joints' node animation as glTF does.
+armature's space: the glTF node that holds the root joints, else the scene root), their frames
+converted as every node's. A bone's basis is then, before that conversion, (rigid rest)^-1 @
+(parent's rigid rest) @ (parent's scale residue) @ L @ (own residue)^-1, which plays the joints'
+node animation as glTF does.
 """
 from __future__ import annotations
 
@@ -73,7 +74,7 @@ class Rig:
     host: int                        # the glTF node that becomes the armature object, or -1 (a new one)
     frame: np.ndarray                # that node's rest world matrix (glTF), the armature's space
     maps: dict[int, LocalMap] = field(default_factory=dict)      # joint node -> its bone basis map
-    residue: dict[int, np.ndarray] = field(default_factory=dict)  # joint node -> its scale residue S_j
+    residue: dict[int, np.ndarray] = field(default_factory=dict)  # joint node -> what its children's pre is
     names: dict[int, str] = field(default_factory=dict)          # joint node -> bone name
     node: int = -1                   # its Scene node
 
@@ -133,12 +134,14 @@ def make_rig(tree: dict, joints: tuple[int, ...], ibm: np.ndarray, parent: list[
             pre = inverse_or_identity(rigid[k]) @ rigid[p] @ residue[p] @ inverse_or_identity(world[up]) @ above
         else:
             pre = inverse_or_identity(rigid[k]) @ inverse_or_identity(frame) @ above
-        rig.maps[j] = LocalMap(pre, inverse_or_identity(residue[k]))
+        # bone frames as any node's: conjugated by the basis change (so Blender's own exports come back
+        # with their bones as Blender had them)
+        rig.maps[j] = LocalMap(basis4 @ pre, inverse_or_identity(residue[k]) @ basis4.T)
         uniform &= rig.maps[j].uniform
-        rig.residue[j] = residue[k]
+        rig.residue[j] = basis4 @ residue[k]
         n = tree["nodes"][j].get("name")
         rig.names[j] = _unique(n if isinstance(n, str) and n else f"Bone{k}", used)
-        arm.bones.append(Bone(rig.names[j], index[up] if up >= 0 else -1, basis4 @ rigid[k]))
+        arm.bones.append(Bone(rig.names[j], index[up] if up >= 0 else -1, basis4 @ rigid[k] @ basis4.T))
     if not uniform:
         warnings.warn(NON_UNIFORM)
     return rig, arm
@@ -170,7 +173,8 @@ def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, l
         if not isinstance(a, dict):
             raise FormatError("not an object", None, path)
         name = a.get("name") if isinstance(a.get("name"), str) and a.get("name") else f"Animation{i}"
-        anim = Animation(name, fps=fps)
+        start, rate, span = _own_range(a, fps)
+        anim = Animation(name, fps=rate)
         bones_keyed: dict[tuple[int, str], set[str]] = {}
         for c, ch in enumerate(items(a, "channels")):
             cp = f"{path}.channels[{c}]"
@@ -183,7 +187,8 @@ def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, l
             obj(tree, "nodes", t["node"], f"{cp}.target.node")
             sampler = obj(a, "samplers", ch.get("sampler"), f"{cp}.sampler")
             for target in targets.get(t["node"], []):
-                anim.channels += _channels(acc, sampler, f"{path}.samplers[{ch['sampler']}]", kind, target, fps)
+                anim.channels += _channels(acc, sampler, f"{path}.samplers[{ch['sampler']}]", kind, target,
+                                           start, rate)
                 if target.bone:
                     bones_keyed.setdefault((target.node, target.bone), set()).add(kind)
         # a bone keyed in some of its parts holds the node's rest in the others (not the bind pose)
@@ -192,16 +197,36 @@ def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, l
             for kind in {"translation", "rotation", "scale"} - kinds:
                 v = target.map.values(kind, np.asarray(target.rest[("translation", "rotation", "scale").index(kind)],
                                                        np.float64)[None])
-                anim.channels.append(Channel(node, PATHS[kind], np.zeros(1), v.astype(np.float32), bone=bone))
+                anim.channels.append(Channel(node, PATHS[kind], np.full(1, start), v.astype(np.float32), bone=bone))
         frames = [ch.frames for ch in anim.channels if len(ch.frames)]
-        if frames:
+        if span is not None:
+            anim.frame_start, anim.frame_end = span
+        elif frames:
             anim.frame_start = float(min(f.min() for f in frames))
             anim.frame_end = float(max(f.max() for f in frames))
         out.append(anim)
     return out
 
 
-def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, fps: float) -> list[Channel]:
+def _own_range(a: dict, fps: float) -> tuple[float, float, tuple[float, float] | None]:
+    """(first frame, frame rate, (start, end) or None): what our writer keeps in an animation's extras
+    (times run from its first frame at its own rate), else frame 0 at the import's rate."""
+    ex = a.get("extras")
+    ex = ex if isinstance(ex, dict) else {}
+
+    def number(key, lo, hi):
+        v = ex.get(key)
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and lo <= v <= hi else None
+
+    rate = number("fps", 0.01, 1000.0) or fps
+    first, last = number("frame_start", -MAX_FRAME, MAX_FRAME), number("frame_end", -MAX_FRAME, MAX_FRAME)
+    if first is None or last is None or last < first:
+        return 0.0, rate, None
+    return first, rate, (first, last)
+
+
+def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, start: float,
+              fps: float) -> list[Channel]:
     interp = s.get("interpolation", "LINEAR")
     if not known(interp, INTERPOLATION):
         raise FormatError(f"interpolation {interp!r} is not a glTF one", None, f"{path}.interpolation")
@@ -211,7 +236,7 @@ def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, fps
     times = times[:, 0].astype(np.float64)
     if not np.isfinite(times).all() or (np.diff(times) < 0).any():
         raise FormatError("key times are not finite and increasing", None, f"{path}.input")
-    if np.abs(times).max() * fps > MAX_FRAME:
+    if np.abs(times).max() * fps + abs(start) > MAX_FRAME:
         raise FormatError(f"key times past Blender's frames (+-{MAX_FRAME} at {fps:g} fps)", None, f"{path}.input")
     n = len(times)
     cubic = interp == "CUBICSPLINE"
@@ -223,8 +248,10 @@ def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, fps
         return []
     out = out.reshape(n, 3, width) if cubic else out.reshape(n, 1, width)
     values = out[:, 1] if cubic else out[:, 0]
-    frames = times * fps
+    frames = whole(start + times * fps)
     handles = _handles(times, fps, out) if cubic else None
+    if handles is not None:
+        handles[:, :, :, 0] += start
     if kind == "weights":
         return [Channel(target.node, f'key_blocks["{name}"].value', frames, values[:, [k]].astype(np.float32),
                         interpolation=INTERPOLATION[interp],
@@ -237,6 +264,13 @@ def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, fps
             handles[:, :, side, 1] = m.values(kind, handles[:, :, side, 1], affine=True)
     return [Channel(target.node, PATHS[kind], frames, mapped.astype(np.float32), bone=target.bone,
                     interpolation=INTERPOLATION[interp], handles=handles)]
+
+
+def whole(frames: np.ndarray) -> np.ndarray:
+    """Frames that float32 seconds put next to a whole frame are that frame (a key written at frame 3
+    reads back as 3.0000001 otherwise); sub-frame keys stay where they are."""
+    near = np.round(frames)
+    return np.where(np.abs(frames - near) <= 1e-4 + np.abs(frames) * 1.2e-7, near, frames)
 
 
 def _handles(times: np.ndarray, fps: float, out: np.ndarray) -> np.ndarray:

@@ -276,7 +276,7 @@ def _timeline(scene: Scene, fps: float) -> None:
     covers the longest."""
     if not scene.animations:
         return
-    scene.fps = fps
+    scene.fps = scene.animations[0].fps or fps
     for a in scene.animations:
         a.placement = "NLA" if len(scene.animations) > 1 else "ACTIVE"
     scene.frame_start = int(math.floor(min(a.frame_start for a in scene.animations)))
