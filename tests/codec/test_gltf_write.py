@@ -173,11 +173,18 @@ def test_3ds_nodes_place_every_mesh(name, tmp_path):
     # instances share their mesh
     uses = [n.data for n in scene.nodes if n.kind == "MESH"]
     assert len({g.json["nodes"][node_of(g, scene, i)]["mesh"] for i in meshes}) == len(set(uses))
+    def aimed(i):          # under a camera that looks at its target: the codec's evaluator has no Track To
+        while i >= 0:      # (tests/blender/test_gltf_blender_reads.py checks those against Blender)
+            if scene.nodes[i].target >= 0:
+                return True
+            i = scene.nodes[i].parent
+        return False
+
     for a in scene.animations:
         ga = g.animation(a.name)
         rate = a.fps or scene.fps or 24.0
         for f in np.linspace(a.frame_start, a.frame_end, 5):
-            for i in meshes:
+            for i in [i for i in meshes if not aimed(i)]:
                 got = gltf_corners(g, node_of(g, scene, i), ga, (f - a.frame_start) / rate)
                 same_shape(got, source_corners(scene, i, a, f), 1e-4 * size_of(scene))
 

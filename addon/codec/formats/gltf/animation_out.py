@@ -22,8 +22,10 @@ TOLERANCE = 1e-4
 
 
 def _keys(ch: Channel, start: float, end: float):
-    """(frames, values, interpolation, exact): the channel's keys inside [start, end], a key evaluated at
-    each end it was cut at; exact is False when a cut Bezier would need new handles (then it is sampled)."""
+    """(frames, values, interpolation, exact, held): the channel's keys inside [start, end], a key evaluated at
+    each end it was cut at, and a key holding its first or last value at each end of the range it does not
+    reach (glTF plays an animation as long as its last key: so it keeps the source's range); held says
+    (before, after) whether such a key was added. exact is False when a cut Bezier would need new handles."""
     f = np.asarray(ch.frames, np.float64).reshape(-1)
     v = np.asarray(ch.values, np.float64).reshape(len(f), -1)
     ok = np.isfinite(f) & np.isfinite(v).all(1)
@@ -40,7 +42,11 @@ def _keys(ch: Channel, start: float, end: float):
     if cut:
         f = np.union1d(f[inside], [start, end])
         v = animation.evaluate(ch, f)
-    return f, v, ch.interpolation, not (cut and ch.interpolation == "BEZIER")
+    before, after = bool(f[0] > start), bool(f[-1] < end)
+    if before or after:
+        f = np.r_[[start] * before, f, [end] * after]
+        v = np.r_[v[:1].repeat(before, 0), v, v[-1:].repeat(after, 0)]
+    return f, v, ch.interpolation, not (cut and ch.interpolation == "BEZIER"), (before, after)
 
 
 def _hermite_tangents(ch: Channel, f: np.ndarray, v: np.ndarray):
@@ -68,11 +74,18 @@ def sampled(ch: Channel, start: float, end: float):
     got = _keys(ch, start, end)
     if got is None:
         return None
-    f, v, interp, exact = got
+    f, v, interp, exact, (before, after) = got
     if interp == "CONSTANT" or len(f) < 2:
         return f, v, None, None, "STEP" if interp == "CONSTANT" else "LINEAR"
     if interp == "BEZIER" and exact:
-        a, b = _hermite_tangents(ch, f, v)
+        own = slice(int(before), len(f) - int(after))
+        a, b = np.zeros_like(v), np.zeros_like(v)      # flat where a held key was added
+        if len(f[own]) > 1:
+            a[own], b[own] = _hermite_tangents(ch, f[own], v[own])
+        if before:
+            a[1] = 0.0
+        if after:
+            b[-2] = 0.0
         probe = (f[:-1, None] + np.diff(f)[:, None] * np.array([0.25, 0.5, 0.75])).reshape(-1)
         want = animation.evaluate(ch, probe)
         size = max(1.0, float(np.ptp(v, axis=0).max()))
@@ -149,7 +162,7 @@ def _transform_channels(track: Track, g: int, chans: dict[str, Channel], A: np.n
         ch = chans["rotation_euler"]
         got = _keys(ch, start, end)
         if got is not None:
-            f, _, interp, _ = got
+            f, _, interp, _, _ = got
             if interp != "CONSTANT":
                 fr = animation.bake_frames(f)
                 f = np.union1d(fr[(fr >= start) & (fr <= end)], f)
@@ -167,8 +180,49 @@ def _transform_channels(track: Track, g: int, chans: dict[str, Channel], A: np.n
     elif "hide_viewport" in chans:
         got = _keys(chans["hide_viewport"], start, end)
         if got is not None:
-            f, v, _, _ = got
+            f, v, _, _, _ = got
             track.add(g, "scale", f, np.outer(v[:, 0] < 0.5, rest_scale), interp="STEP")
+
+
+def _aims(w, a: Animation, track: Track, start: float, end: float) -> set[int]:
+    """Nodes that look at a target (a camera's or lamp's Track To, which glTF cannot hold) whose aim an
+    animation moves: their rotation sampled every frame of the motion. -> those scene nodes."""
+    moved = {c.target for c in a.channels if c.path in TRS_PATHS and not c.bone}
+    out = set()
+    for i, g in w.node_of.items():
+        node = w.sc.nodes[i]
+        t = node.target
+        if not (0 <= t < len(w.sc.nodes)) or t == i:
+            continue
+        chain = set()
+        for k in (i, t):
+            while 0 <= k < len(w.sc.nodes) and k not in chain:
+                chain.add(k)
+                k = w.sc.nodes[k].parent
+        keys = [np.asarray(c.frames, np.float64) for c in a.channels if c.target in chain & moved
+                and c.path in TRS_PATHS and not c.bone]
+        if not keys:
+            continue
+        fr = animation.bake_frames(np.concatenate(keys))
+        frames = np.union1d(fr[(fr >= start) & (fr <= end)], [start, end])
+        world = animation.world_matrices(w.sc, a, i, frames)
+        aim = animation.world_matrices(w.sc, a, t, frames)[:, :3, 3] - world[:, :3, 3]
+        up = animation.world_matrices(w.sc, a, t, frames)[:, :3, 2] if node.target_up else np.array([0.0, 0.0, 1.0])
+        z = -aim / np.maximum(np.linalg.norm(aim, axis=1, keepdims=True), 1e-12)
+        y = up - np.sum(up * z, axis=1, keepdims=True) * z
+        y /= np.maximum(np.linalg.norm(y, axis=1, keepdims=True), 1e-12)
+        rot = np.stack([np.cross(y, z), y, z], axis=-1)
+        scale = np.linalg.norm(world[:, :3, :3], axis=1)
+        world[:, :3, :3] = rot * scale[:, None, :]
+        parent = animation.world_matrices(w.sc, a, node.parent, frames) if node.parent >= 0 else np.eye(4)
+        local = axes.inverse_or_identity(np.asarray(node.matrix_parent_inverse, np.float64)) \
+            @ axes.inverse_or_identity(parent) @ world
+        _, kp = w.parent_frame(i)
+        glocal = kp @ w.fr.g @ local @ w.fr.g_inv @ own_frame(node.kind)
+        q = animation.continuous(axes.decompose(glocal)[1])
+        track.add(g, "rotation", frames, q[:, [1, 2, 3, 0]])
+        out.add(i)
+    return out
 
 
 def _fps(w, a: Animation) -> float:
@@ -195,9 +249,12 @@ def write_animations(w) -> None:
                 groups.setdefault((c.target, c.bone), {})[c.path] = c
             else:
                 dropped.add(c.path)
+        aimed = _aims(w, a, track, start, end)
         for (target, bone), chans in groups.items():
             if target not in w.node_of:
                 continue
+            if target in aimed and not bone:
+                chans = {p: c for p, c in chans.items() if not p.startswith("rotation")}
             node = w.sc.nodes[target]
             if bone:
                 if target not in w.bone_nodes:
@@ -224,7 +281,7 @@ def write_animations(w) -> None:
             if len(mesh.shape_keys) < 2:
                 continue
             keyed = [_keys(c, start, end) for c in chans]
-            frames = np.union1d(np.array([start]), np.concatenate([k[0] for k in keyed if k is not None] or [[start]]))
+            frames = np.union1d([start, end], np.concatenate([k[0] for k in keyed if k is not None] or [[start]]))
             kinds = {c.interpolation for c in chans}
             if "BEZIER" in kinds:
                 fr = animation.bake_frames(frames)
