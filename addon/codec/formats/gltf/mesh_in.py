@@ -184,8 +184,8 @@ def _rgba(c: np.ndarray) -> np.ndarray:
 
 
 def _target_names(m: dict, n: int) -> list[str]:
-    extras = m.get("extras")
-    given = extras.get("targetNames") if isinstance(extras, dict) else None
+    own = m.get("extras")          # the glTF mesh's own extras (Blender's exporter names targets there)
+    given = own.get("targetNames") if isinstance(own, dict) else None
     names = [str(x) for x in given][:n] if isinstance(given, list) else []
     names += [f"Target {k}" for k in range(len(names), n)]
     out, seen = [], {"Basis"}
