@@ -249,3 +249,27 @@ def test_camera_and_light_look_down_their_minus_z():
     light = next(n for n in s.nodes if n.kind == "LIGHT")
     np.testing.assert_allclose(light.matrix[:3, :3] @ [0, 0, -1], [0, 1, 0], atol=1e-7)    # glTF -Z is Blender +Y
     assert s.lights[0].type == "SPOT" and s.lights[0].energy == pytest.approx(1.0) and s.lights[0].spot_size == 1.0
+
+
+def test_texture_slot_comes_back_through_the_writer(tmp_path):
+    """A material's texture with its Mapping-node transform and extension, written by our writer and read
+    back: the same slot (KHR_texture_transform both ways, the V flip undone)."""
+    from addon import codec
+    from addon.codec.scene import Image, Material, Node, Scene, TextureSlot
+    from pathlib import Path
+    png = Path(__file__).resolve().parents[2] / "test_assets" / "3ds" / "texture.png"
+    s = Scene(images=[Image("texture.png", str(png))])
+    slot = TextureSlot("base_color", 0, "UVMap", scale=(2.0, 3.0), offset=(0.25, -0.5), rotation=0.3,
+                       extension="MIRROR")
+    s.materials = [Material("Tex", textures=[slot])]
+    quad = scene_of(F.quad(material=False).glb()).meshes[0]
+    quad.materials, quad.face_material = [0], np.zeros(2, np.int32)
+    s.meshes = [quad]
+    s.nodes = [Node("Quad", "MESH", 0)]
+    for ext in (".glb", ".gltf"):
+        codec.save(s, tmp_path / f"t{ext}")
+        back = codec.load(tmp_path / f"t{ext}")
+        (got,) = back.materials[0].textures
+        assert (got.kind, got.uv_layer, got.extension) == ("base_color", "UVMap", "MIRROR")
+        np.testing.assert_allclose([*got.scale, *got.offset, got.rotation], [2, 3, 0.25, -0.5, 0.3], atol=1e-6)
+    assert back.images[0].filepath == str(tmp_path / "texture.png")

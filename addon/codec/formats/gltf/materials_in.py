@@ -67,8 +67,8 @@ def _texture(tree: dict, info, kind: str, path: str, warnings: Warnings) -> Text
         scale = floats(tt, "scale", 2, tp, [1.0, 1.0])
         if "texCoord" in tt:
             slot.uv_layer = uv_name(num(tt, "texCoord", tp, 0, 0, True))
-        # glTF's V runs down: Blender's Mapping node (point) as the Blender glTF importer sets it
-        slot.offset = (offset[0] - scale[1] * math.sin(rotation), 1 - offset[1] - scale[1] * math.cos(rotation))
+        # glTF's V runs down: the Mapping node (point) that Blender's glTF exporter turns into this transform
+        slot.offset = (offset[0] + scale[1] * math.sin(rotation), 1 - offset[1] - scale[1] * math.cos(rotation))
         slot.rotation = rotation
         slot.scale = (scale[0], scale[1])
     return slot
