@@ -60,18 +60,34 @@ class Buffer:
             acc["max"] = _plain(rows.max(0))
         return self._add(acc)
 
-    def sparse(self, a: np.ndarray, moved: np.ndarray, bounds: bool = True) -> int:
-        """A (N, k) float32 accessor that is zero except at rows `moved` (sorted): sparse, no base view."""
-        rows = np.ascontiguousarray(a[moved], "<f4")
-        index = np.ascontiguousarray(moved, "<u2" if len(a) <= 0xFFFF else "<u4")
-        acc = {"componentType": 5126, "count": int(len(a)), "type": TYPES[a.shape[1]],
-               "sparse": {"count": int(len(moved)),
+    def sparse(self, values: np.ndarray, rows: np.ndarray, count: int, bounds) -> int:
+        """A (count, k) accessor of zeros but `values` at `rows` (sorted): sparse, no base view; bounds (lo, hi)."""
+        values = np.ascontiguousarray(values)
+        index = np.ascontiguousarray(rows, "<u2" if count <= 0xFFFF else "<u4")
+        acc = {"componentType": COMPONENT[values.dtype], "count": int(count), "type": TYPES[values.shape[1]],
+               "sparse": {"count": int(len(rows)),
                           "indices": {"bufferView": self.view(index.tobytes()), "componentType": COMPONENT[index.dtype]},
-                          "values": {"bufferView": self.view(rows.tobytes())}}}
-        if bounds:
-            acc["min"] = _plain(np.minimum(rows.min(0), 0.0))
-            acc["max"] = _plain(np.maximum(rows.max(0), 0.0))
-        return self._add(acc)
+                          "values": {"bufferView": self.view(values.tobytes())}}}
+        return self._add(self._bounds(acc, values.dtype, *bounds, zero=len(rows) < count))
+
+    def block(self, block: np.ndarray) -> int:
+        """One vertex-attribute view over a (n, count, width) block: n accessors share it (slice)."""
+        return self.view(block.tobytes(), ARRAY_BUFFER, block.shape[2] * block.dtype.itemsize)
+
+    def slice(self, view: int, j: int, count: int, block: np.ndarray, bounds) -> int:
+        """Accessor j of a block's view: its first 3 components of `count` rows; bounds (lo, hi)."""
+        stride = block.shape[2] * block.dtype.itemsize
+        acc = {"bufferView": view, "byteOffset": j * count * stride, "componentType": COMPONENT[block.dtype],
+               "count": int(count), "type": "VEC3"}
+        return self._add(self._bounds(acc, block.dtype, *bounds))
+
+    @staticmethod
+    def _bounds(acc: dict, dtype, lo, hi, zero: bool = False) -> dict:
+        lo, hi = np.asarray(lo).astype(dtype), np.asarray(hi).astype(dtype)
+        if zero:                                   # the rows a sparse accessor leaves at zero count too
+            lo, hi = np.minimum(lo, 0), np.maximum(hi, 0)
+        acc["min"], acc["max"] = _plain(lo), _plain(hi)
+        return acc
 
     def zeros(self, count: int) -> int:
         """A VEC3 float accessor of zeros: no buffer view at all."""

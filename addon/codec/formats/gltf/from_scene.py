@@ -73,6 +73,7 @@ class Writer:
         self.rest_local: dict[int, list[np.ndarray]] = {}   # scene armature node -> each bone's parent-local rest
         self.children: dict[int, list[int]] = {}     # glTF node -> its children
         self.nodes: list[dict] = []
+        self.meshes: dict = {}                       # (scene mesh, armature node) -> mesh_out.Written
 
     # -- nodes -------------------------------------------------------------
     def _kept(self) -> list[int]:
@@ -177,15 +178,30 @@ class Writer:
         mesh = self.sc.meshes[node.data]
         arm = self._armature_node(mesh)
         key = (node.data, arm)
-        if not hasattr(self, "_meshes"):
-            self._meshes: dict = {}
-        if key not in self._meshes:
+        if key not in self.meshes:
             n_joints = len(self.sc.armatures[mesh.skin.armature].bones) if arm >= 0 else -1
-            self._meshes[key] = write_mesh(mesh, self.buf, self.mats, self.json, self.fr.scale, self.warnings, n_joints)
-        written = self._meshes[key]
+            self.meshes[key] = write_mesh(mesh, self.buf, self.mats, self.json, self.fr.scale, self.warnings,
+                                          n_joints, quantize=arm < 0 and self._alone(i))
+        written = self.meshes[key]
         self.nodes[g]["mesh"] = written.index
+        if written.step is not None:          # KHR_mesh_quantization: the node scales whole steps back
+            for k in ("translation", "rotation", "scale", "matrix"):
+                self.nodes[g].pop(k, None)
+            self.nodes[g].update(trs_json(self.local(i) @ np.diag([*written.step, 1.0])))
+            for ext in ("extensionsUsed", "extensionsRequired"):
+                if "KHR_mesh_quantization" not in self.json.setdefault(ext, []):
+                    self.json[ext].append("KHR_mesh_quantization")
         if arm >= 0:
             self.nodes[g]["skin"] = self._skin(i, arm, written.extra_joint)
+
+    def _alone(self, i: int) -> bool:
+        """Whether node i may scale its mesh's grid: its mesh is its alone, nothing hangs below it, and no
+        animation moves it."""
+        node = self.sc.nodes[i]
+        return sum(n.kind == "MESH" and n.data == node.data for n in self.sc.nodes) == 1 \
+            and not any(n.parent == i for n in self.sc.nodes) \
+            and not any(c.target == i and not c.path.startswith("key_blocks") for a in self.sc.animations
+                        for c in a.channels)
 
     def _armature_node(self, mesh) -> int:
         if mesh.skin is None or not 0 <= mesh.skin.armature < len(self.sc.armatures):

@@ -27,6 +27,7 @@ class Written:
     index: int                  # glTF mesh
     source: np.ndarray          # (V',) the Scene vertex of each glTF vertex
     extra_joint: bool = False   # some vertex has no weight: it is bound to the skin's last joint (the armature)
+    step: np.ndarray | None = None   # positions are whole multiples of this (3,): the node scales by it
 
 
 def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarray:
@@ -81,8 +82,9 @@ def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarra
 
 
 def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
-               n_joints: int = -1) -> Written:
-    """Append the glTF mesh of `mesh` (positions times `scale`); n_joints >= 0: its skin's joint count."""
+               n_joints: int = -1, quantize: bool = False) -> Written:
+    """Append the glTF mesh of `mesh` (positions times `scale`); n_joints >= 0: its skin's joint count;
+    quantize: its one node may carry a grid step (see _targets)."""
     nc = len(mesh.corners)
     tris_c, face = meshops.triangulate(mesh.faces, nc)
     corners = np.asarray(mesh.corners, np.int64)
@@ -94,9 +96,13 @@ def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: floa
         + [np.asarray(c, np.float32)[rows] for c in mesh.colors.values()]
     first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
     source = tv.reshape(-1)[first]
-    basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
-    attrs = {"POSITION": buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True),
-             "NORMAL": buf.accessor(points_from_blender(normals[first]), ARRAY_BUFFER)}
+    targets, step = [], None
+    if len(mesh.shape_keys) > 1:
+        targets, position, step = _targets(mesh, source, buf, scale, quantize)
+    else:
+        basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
+        position = buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True)
+    attrs = {"POSITION": position, "NORMAL": buf.accessor(points_from_blender(normals[first]), ARRAY_BUFFER)}
     for i, name in enumerate(uv_names):
         uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows[first]])
         attrs[f"TEXCOORD_{i}"] = buf.accessor(uv, ARRAY_BUFFER)
@@ -110,7 +116,6 @@ def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: floa
         attrs["JOINTS_0"] = buf.accessor(j[source].astype(jt), ARRAY_BUFFER)
         attrs["WEIGHTS_0"] = buf.accessor(w[source], ARRAY_BUFFER)
     out: dict = {"name": mesh.name, "primitives": []}
-    targets = _targets(mesh, source, buf, scale)
     if targets:
         out["weights"] = [float(k.value) for k in mesh.shape_keys[1:]]
         out["extras"] = {"targetNames": [k.name for k in mesh.shape_keys[1:]]}
@@ -136,7 +141,7 @@ def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: floa
             out["primitives"][0]["targets"] = targets
     meshes = json.setdefault("meshes", [])
     meshes.append(out)
-    return Written(len(meshes) - 1, source, extra)
+    return Written(len(meshes) - 1, source, extra, step)
 
 
 def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
@@ -144,18 +149,78 @@ def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
     return q * np.float32(scale) if scale != 1.0 else q
 
 
-def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float) -> list[dict]:
-    keys = mesh.shape_keys
-    out = []
-    base = _points(keys[0].positions, source, scale) if keys else None
-    for k in keys[1:]:
-        ref = keys[k.relative_to] if 0 < k.relative_to < len(keys) else None
-        delta = _points(k.positions, source, scale) - (base if ref is None else _points(ref.positions, source, scale))
-        moved = np.flatnonzero((delta != 0).any(1))
-        if not len(moved):                       # no bufferView: zeros
-            out.append({"POSITION": buf.zeros(len(delta))})
-        elif len(moved) < SPARSE_BELOW * len(delta):
-            out.append({"POSITION": buf.sparse(delta, moved)})
+def grid(points: np.ndarray) -> np.ndarray | None:
+    """(3,) the step every coordinate of `points` (..., 3) is a whole multiple of, per axis, within int16
+    (a vertex-animated mesh packed on a grid, as Unreal's frames are); None when some axis has none."""
+    base = points.reshape(-1, 3)[: 1 << 16]
+    out = np.ones(3)
+    for k in range(3):
+        v = np.unique(base[:, k])
+        steps = np.diff(v)
+        if not len(steps):
+            continue                                # one value: any step holds it; 1 keeps it simple
+        q = float(steps.min())
+        for div in (1, 2, 3, 4, 8):
+            step = q / div
+            if step <= 0 or np.abs(points[..., k]).max() / step > 32767:
+                return None
+            r = points[..., k] / np.float32(step)
+            if np.abs(r - np.rint(r)).max() < 1e-3:
+                out[k] = step
+                break
         else:
-            out.append({"POSITION": buf.accessor(delta, ARRAY_BUFFER, bounds=True)})
+            return None
     return out
+
+
+def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize: bool):
+    """The morph targets (deltas from their reference key), every target in one pass: dense ones in one
+    buffer view per component type, sparse ones where few vertices move. -> (targets, base POSITION
+    accessor, grid step or None). quantize: when every key lies on a grid (Unreal frames), positions and
+    deltas are whole steps (KHR_mesh_quantization: bytes or shorts), the step goes on the node."""
+    keys = mesh.shape_keys
+    every = np.stack([np.asarray(k.positions, np.float32) for k in keys])          # (K, V, 3)
+    pts = points_from_blender(every.reshape(-1, 3)).reshape(every.shape)
+    if scale != 1.0:
+        pts *= np.float32(scale)
+    refs = np.array([k.relative_to if 0 < k.relative_to < len(keys) else 0 for k in keys[1:]], np.int64)
+    step = grid(pts) if quantize else None
+    if step is not None:
+        ints = np.rint(pts / step.astype(np.float32)).astype(np.int32)
+        base = buf.accessor(ints[0][source].astype("<i2"), ARRAY_BUFFER, bounds=True)
+        delta = ints[1:] - ints[refs]
+    else:
+        base = buf.accessor(pts[0][source], ARRAY_BUFFER, bounds=True)
+        delta = pts[1:] - pts[refs]
+    used = np.unique(source)
+    d_used = delta[:, used]
+    lo, hi = d_used.min(1), d_used.max(1)                                       # (K-1, 3)
+    moved = (d_used != 0).any(2)
+    counts = np.bincount(np.searchsorted(used, source), minlength=len(used))   # glTF vertices per Scene vertex
+    n_moved = moved.astype(np.int64) @ counts
+    n = len(source)
+    sparse = n_moved < SPARSE_BELOW * n
+    if step is None:
+        kinds = np.zeros(len(delta), np.int8)          # 0 float, 1 byte, 2 short
+    else:
+        kinds = np.where((lo >= -127).all(1) & (hi <= 127).all(1), 1, 2).astype(np.int8)
+    out: list[dict] = [{} for _ in range(len(delta))]
+    for k in np.flatnonzero(n_moved == 0).tolist():
+        out[k]["POSITION"] = buf.zeros(n)
+    for k in np.flatnonzero(sparse & (n_moved > 0)).tolist():
+        rows = np.flatnonzero(moved[k][np.searchsorted(used, source)])
+        values = delta[k][source[rows]]
+        values = values if step is None else values.astype("i1" if kinds[k] == 1 else "<i2")
+        out[k]["POSITION"] = buf.sparse(values, rows, n, (lo[k], hi[k]))
+    for kind, dtype in ((0, "<f4"), (1, "i1"), (2, "<i2")):
+        dense = np.flatnonzero(~sparse & (n_moved > 0) & (kinds == kind))
+        if not len(dense):
+            continue
+        width = 3 if kind == 0 else 4                   # byte and short rows padded to 4 bytes
+        small = np.zeros((len(dense), delta.shape[1], width), dtype)    # per Scene vertex, then one gather
+        small[:, :, :3] = delta if len(dense) == len(delta) else delta[dense]
+        block = np.take(small, source, axis=1)
+        first = buf.block(block)
+        for j, k in enumerate(dense.tolist()):
+            out[k]["POSITION"] = buf.slice(first, j, n, block, (lo[k], hi[k]))
+    return out, base, step
