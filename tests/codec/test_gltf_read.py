@@ -273,3 +273,22 @@ def test_texture_slot_comes_back_through_the_writer(tmp_path):
         assert (got.kind, got.uv_layer, got.extension) == ("base_color", "UVMap", "MIRROR")
         np.testing.assert_allclose([*got.scale, *got.offset, got.rotation], [2, 3, 0.25, -0.5, 0.3], atol=1e-6)
     assert back.images[0].filepath == str(tmp_path / "texture.png")
+
+
+def test_joints_resting_off_their_bind_pose():
+    """glTF poses a skin by its joints' node transforms: where they differ from the bind, an animation
+    that does not key those joints still shows them (a warning when no animation can)."""
+    b = F.skinned()
+    tip = next(n for n in b.tree["nodes"] if n.get("name") == "Tip")
+    tip["translation"] = [0, 1.5, 0]
+    s = scene_of(b.glb())
+    morph = s.animations[1]
+    node = next(i for i, n in enumerate(s.nodes) if n.kind == "MESH")
+    got = animation.mesh_frames(s, morph, node, [0])[0]
+    w1 = np.array([0, 0, .5, .5, 1, 1])[:, None]
+    want = s.meshes[0].positions + w1 * blender([[0, 0.5, 0]])
+    np.testing.assert_allclose(got, want, atol=1e-6)
+    del b.tree["animations"]
+    w = Warnings()
+    scene_of(b.glb(), warnings=w)
+    assert any("other than its bind pose" in t for t in w.as_list())

@@ -191,13 +191,15 @@ def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, l
                                            start, rate)
                 if target.bone:
                     bones_keyed.setdefault((target.node, target.bone), set()).add(kind)
-        # a bone keyed in some of its parts holds the node's rest in the others (not the bind pose)
-        for (node, bone), kinds in bones_keyed.items():
-            target = next(x for ts in targets.values() for x in ts if x.node == node and x.bone == bone)
-            for kind in {"translation", "rotation", "scale"} - kinds:
-                v = target.map.values(kind, np.asarray(target.rest[("translation", "rotation", "scale").index(kind)],
-                                                       np.float64)[None])
-                anim.channels.append(Channel(node, PATHS[kind], np.full(1, start), v.astype(np.float32), bone=bone))
+        # a bone keyed in some of its parts, or in none while its node rests off the bind pose, holds the
+        # node's own rest in the others (what glTF plays there), not the bind pose (where Blender's rest is)
+        for target in (x for ts in targets.values() for x in ts if x.bone):
+            kinds = bones_keyed.get((target.node, target.bone))
+            if kinds is None and not off_bind(target):
+                continue
+            for kind, v in rest_keys(target).items():
+                if kind not in (kinds or ()):
+                    anim.channels.append(Channel(target.node, PATHS[kind], np.full(1, start), v, bone=target.bone))
         frames = [ch.frames for ch in anim.channels if len(ch.frames)]
         if span is not None:
             anim.frame_start, anim.frame_end = span
@@ -206,6 +208,19 @@ def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, l
             anim.frame_end = float(max(f.max() for f in frames))
         out.append(anim)
     return out
+
+
+def rest_keys(target: Target) -> dict[str, np.ndarray]:
+    """The bone basis its node's rest TRS gives, as one key (1, D) per glTF path."""
+    return {kind: target.map.values(kind, np.asarray(v, np.float64)[None]).astype(np.float32)
+            for kind, v in zip(("translation", "rotation", "scale"), target.rest)}
+
+
+def off_bind(target: Target) -> bool:
+    """Whether a joint's node rests elsewhere than its bind pose (a bone basis other than identity)."""
+    k = rest_keys(target)
+    return not (np.allclose(k["translation"], 0, atol=1e-5) and np.allclose(k["scale"], 1, atol=1e-5)
+                and np.allclose(np.abs(k["rotation"]), [1, 0, 0, 0], atol=1e-5))
 
 
 def _own_range(a: dict, fps: float) -> tuple[float, float, tuple[float, float] | None]:

@@ -17,7 +17,7 @@ from ...axes import compose, decompose, inverse_or_identity
 from ...errors import FormatError, Warnings
 from ...scene import Camera, Light, Node, Scene, Skin
 from .accessors_in import Accessors, extension, floats, items, known, num, obj
-from .anim_in import LocalMap, Rig, Target, make_rig, read_animations, skin_key
+from .anim_in import LocalMap, Rig, Target, make_rig, off_bind, read_animations, skin_key
 from .conventions import BASIS
 from .materials_in import read_images, read_materials
 from .mesh_in import read_mesh
@@ -104,6 +104,9 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         scene.nodes[i].parent, scene.nodes[i].parent_bone = r.node, ""
         scene.nodes[i].matrix = inverse_or_identity(scene.world_matrix(r.node))
     scene.animations = read_animations(tree, acc, fps, targets, warnings)
+    if not scene.animations and any(off_bind(t) for ts in targets.values() for t in ts if t.bone):
+        warnings.warn("the skeleton rests in a pose other than its bind pose, and no animation keys it: the "
+                      "armature shows the bind pose")
     _timeline(scene, fps)
     if not scene.nodes and not scene.meshes:
         raise FormatError("nothing in the file can be read: no nodes or meshes the Scene can hold", None, "nodes")
