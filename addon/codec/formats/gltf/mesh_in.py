@@ -153,18 +153,19 @@ def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: st
     mesh.face_material = face_slot
     mesh.materials = slot_list
     normals = joined(lambda p: p.normals, 3)
-    if normals is not None:
-        n = points_to_blender(normals[corners])
-        length = np.linalg.norm(n, axis=1, keepdims=True)
-        mesh.normals = np.where(length > 0, n / np.where(length > 0, length, 1), 0).astype(np.float32)
+    if normals is not None:         # unit length per vertex, then to the corners
+        n = points_to_blender(normals)
+        length = np.sqrt(np.einsum("ij,ij->i", n, n))[:, None]
+        n /= np.where(length > 0, length, np.float32(1.0))
+        mesh.normals = np.take(n, corners, axis=0)
     else:          # the standard's rule: flat normals
         mesh.sharp_faces = np.ones(len(faces), bool)
     for k in range(max((len(p.uvs) for p in prims), default=0)):
         uv = joined(lambda p: p.uvs[k] if k < len(p.uvs) else None, 2)
-        mesh.uv_layers[uv_name(k)] = uv_to_blender(uv[corners])
+        mesh.uv_layers[uv_name(k)] = uv_to_blender(np.take(uv, corners, axis=0))
     for k in range(max((len(p.colors) for p in prims), default=0)):
         c = joined(lambda p: _rgba(p.colors[k]) if k < len(p.colors) else None, 4)
-        mesh.colors[color_name(k)] = np.clip(c[corners], 0.0, 1.0).astype(np.float32)
+        mesh.colors[color_name(k)] = np.clip(np.take(c, corners, axis=0), 0.0, 1.0).astype(np.float32)
     if targets:
         names = _target_names(m, n_targets)
         defaults = m.get("weights") if isinstance(m.get("weights"), list) and len(m["weights"]) == n_targets else []
