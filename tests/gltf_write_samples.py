@@ -1,6 +1,6 @@
 """Every sample of every format, as the glTF writer's tests take them: each valid file in test_assets,
 and what those files lack made from them (an Unreal pair with a script: sequences and a masked
-PCX skin; a UNIGINE mesh with its animation beside it; a .3ds with lights of each kind)."""
+PCX skin; a UNIGINE mesh with its animation beside it; a .3ds with lights of each kind; a waving Unreal grid)."""
 from __future__ import annotations
 
 import shutil
@@ -10,7 +10,7 @@ import numpy as np
 
 from addon.codec import load, save
 from addon.codec.scene import Light, Node
-from tests.codec.unreal_fixtures import masked_pcx
+from tests.codec.unreal_fixtures import a_file, d_file, masked_pcx, tri
 from tests.conftest import ASSETS
 
 UC = ("class mar_rifle extends Actor;\r\n"
@@ -25,6 +25,30 @@ UC = ("class mar_rifle extends Actor;\r\n"
 FILES = sorted([p for p in (ASSETS / "3ds").iterdir() if p.suffix.lower() == ".3ds" and p.name != "wrong.3ds"]
                + list((ASSETS / "unreal").glob("*_d.3d")) + list((ASSETS / "unigine").glob("*.mesh"))
                + list((ASSETS / "ultimate3d").glob("*.u3d")))
+
+
+WAVE_UC = ("class wave extends Actor;\r\n"
+           "#exec MESH IMPORT MESH=wave ANIVFILE=wave_a.3d DATAFILE=wave_d.3d\r\n"
+           "#exec MESH SEQUENCE MESH=wave SEQ=All STARTFRAME=0 NUMFRAMES=12\r\n"
+           "#exec MESH SEQUENCE MESH=wave SEQ=Wave STARTFRAME=0 NUMFRAMES=10 RATE=10\r\n"
+           "#exec MESH SEQUENCE MESH=wave SEQ=Twitch STARTFRAME=10 NUMFRAMES=2 RATE=5\r\n")
+
+
+def wave_pair() -> tuple[bytes, bytes]:
+    """A 5 x 5 grid of packed vertices that waves for 10 frames (every vertex moves, by more than a byte
+    holds in one frame), then 2 frames of the first where one corner alone lifts."""
+    grid = [(x * 40, y * 40) for y in range(5) for x in range(5)]
+    faces = []
+    for y in range(4):
+        for x in range(4):
+            a = y * 5 + x
+            faces += [(a, a + 1, a + 6), (a, a + 6, a + 5)]
+    frames = [[(x, y, int(round((250 if f == 9 else 20) * np.sin(0.7 * f + x / 40.0)))) for x, y in grid]
+              for f in range(10)]
+    frames += [[(x, y, z + (30 if (i == 0 and f == 11) else 0)) for i, (x, y, z) in enumerate(frames[0])]
+               for f in (10, 11)]
+    tris = [tri(v, uv=((v[0] * 10 % 256, 0), (v[1] * 10 % 256, 40), (v[2] * 10 % 256, 80))) for v in faces]
+    return d_file(tris, len(grid)), a_file(frames)
 
 
 def made(folder: Path) -> list[Path]:
@@ -43,7 +67,11 @@ def made(folder: Path) -> list[Path]:
         m[:3, 3] = (len(scene.lights) * 3.0, -4.0, 5.0)
         scene.add_node(Node(f"{kind.title()}Lamp", "LIGHT", len(scene.lights) - 1, matrix=m))
     save(scene, folder / "lamps.3ds")
-    return [folder / "mar_rifle_d.3d", folder / "tube.mesh", folder / "lamps.3ds"]
+    d, a = wave_pair()
+    (folder / "wave_d.3d").write_bytes(d)
+    (folder / "wave_a.3d").write_bytes(a)
+    (folder / "wave.uc").write_bytes(WAVE_UC.encode("latin-1"))
+    return [folder / "mar_rifle_d.3d", folder / "tube.mesh", folder / "lamps.3ds", folder / "wave_d.3d"]
 
 
 def samples(folder: Path) -> list[Path]:
@@ -112,7 +140,9 @@ class Gltf:
         return next(a for a in self.json.get("animations", []) if a["name"] == name)
 
     def sample(self, anim: dict, node: int, path: str, time: float):
-        """The animated value of node's path at `time` (None when not animated): glTF's interpolations."""
+        """The animated value of node's path at `time` (None when not animated): glTF's interpolations.
+        The time is taken as the float32 the file holds, so that a key's own time finds that key."""
+        time = float(np.float32(time))
         for c in anim["channels"]:
             if c["target"].get("node") != node or c["target"]["path"] != path:
                 continue

@@ -13,7 +13,7 @@ from tests.gltf_write_samples import FILES, made
 
 IMPORT = {".3d": bpy.ops.import_scene.unreal_vertex_mesh, ".u3d": bpy.ops.import_scene.ultimate3d,
           ".mesh": bpy.ops.import_scene.unigine_mesh, ".3ds": bpy.ops.import_scene.studio3ds}
-MADE = ["mar_rifle_d.3d", "tube.mesh", "lamps.3ds"]
+MADE = ["mar_rifle_d.3d", "tube.mesh", "lamps.3ds", "wave_d.3d"]
 CASES = [p.name for p in FILES] + MADE
 
 
@@ -97,11 +97,34 @@ def play(name: str, fraction: float, span=None) -> None:
     bpy.context.scene.frame_set(int(np.floor(f)), subframe=float(f - np.floor(f)))
 
 
+def rest_state():
+    """What an action leaves behind where it has no channel (object and bone transforms as imported,
+    shape-key values at 0): restored before each animation plays, so that one does not show another's
+    last pose (or the NLA's, which the import evaluated)."""
+    saved = []
+    for ob in bpy.context.scene.objects:
+        saved.append((ob, "matrix_basis", ob.matrix_basis.copy()))
+        if ob.pose:
+            saved += [(pb, "matrix_basis", pb.matrix_basis.copy()) for pb in ob.pose.bones]
+        if ob.type == "MESH" and ob.data.shape_keys:
+            saved += [(kb, "value", 0.0) for kb in ob.data.shape_keys.key_blocks]      # a key at rest: 0
+
+    def restore():
+        for owner in owners():
+            if owner.animation_data:
+                owner.animation_data.action = None
+        for thing, attr, value in saved:
+            setattr(thing, attr, value)
+    return restore
+
+
 def look(names: list[str], spans=None) -> dict:
     """(triangles, box) at the start and half-way through each animation."""
     out = {}
+    restore = rest_state()
     for name in names:
         for fraction in (0.0, 0.5):
+            restore()
             play(name, fraction, spans and spans[name])
             out[(name, fraction)] = shown()
     return out

@@ -91,6 +91,29 @@ def test_unreal_sequences_are_morph_animations_that_replay_every_frame(samples, 
     assert {s["interpolation"] for s in fire["samplers"]} == {"STEP"}
 
 
+def test_unreal_frames_on_their_grid_are_quantized_and_replay_exactly(samples, tmp_path):
+    """Unreal's packed frames are whole steps of a grid: positions and deltas are written as shorts and bytes
+    (KHR_mesh_quantization, required), the node scales them back, every frame replays to float precision;
+    a frame that moves one vertex is a sparse target."""
+    scene = load(samples["wave_d.3d"])
+    save(scene, tmp_path / "w.glb")
+    g = Gltf(tmp_path / "w.glb")
+    assert g.json["extensionsRequired"] == ["KHR_mesh_quantization"]
+    prim = g.json["meshes"][0]["primitives"][0]
+    acc = g.json["accessors"]
+    assert acc[prim["attributes"]["POSITION"]]["componentType"] == 5122
+    kinds = [acc[t["POSITION"]]["componentType"] for t in prim["targets"]]
+    assert 5120 in kinds and 5122 in kinds                     # bytes where a frame fits them, else shorts
+    assert "sparse" in acc[prim["targets"][-1]["POSITION"]]    # frame 11: one corner lifts
+    assert [a["name"] for a in g.json["animations"]] == ["All", "Wave", "Twitch"]
+    tol = 1e-6 * size_of(scene)
+    for a in scene.animations:
+        ga = g.animation(a.name)
+        for f in range(int(a.frame_start), int(a.frame_end) + 1):
+            got = gltf_corners(g, 0, ga, (f - a.frame_start) / (a.fps or 24.0))
+            np.testing.assert_allclose(got, source_corners(scene, 0, a, f), atol=tol, err_msg=f"{a.name} {f}")
+
+
 def test_targets_are_sparse_where_most_vertices_stay(tmp_path):
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [2, 0, 0], [2, 1, 0]], np.float32)
     moved = pos.copy()
