@@ -390,3 +390,19 @@ def test_bmp_textures_become_png(tmp_path):
     got = png_pixels((tmp_path / g.json["images"][0]["uri"]).read_bytes())
     np.testing.assert_array_equal(got[..., :3], top_first)
     assert (got[..., 3] == 255).all()
+
+
+def test_quantize_off_writes_floats_that_replay_the_same(samples, tmp_path):
+    scene = load(samples["wave_d.3d"])
+    save(scene, tmp_path / "q.glb")
+    save(scene, tmp_path / "f.glb", quantize=False)
+    q, f = Gltf(tmp_path / "q.glb"), Gltf(tmp_path / "f.glb")
+    assert "extensionsRequired" not in f.json and "scale" not in f.json["nodes"][0]
+    prim = f.json["meshes"][0]["primitives"][0]
+    assert {f.json["accessors"][t["POSITION"]]["componentType"] for t in prim["targets"]} == {5126}
+    wave = scene.animations[1]
+    for frame in range(10):
+        t = frame / wave.fps
+        np.testing.assert_allclose(gltf_corners(f, 0, f.animation("Wave"), t), gltf_corners(q, 0, q.animation("Wave"), t),
+                                   atol=1e-5)
+    assert (tmp_path / "q.glb").stat().st_size < (tmp_path / "f.glb").stat().st_size

@@ -181,7 +181,7 @@ class Writer:
         if key not in self.meshes:
             n_joints = len(self.sc.armatures[mesh.skin.armature].bones) if arm >= 0 else -1
             self.meshes[key] = write_mesh(mesh, self.buf, self.mats, self.json, self.fr.scale, self.warnings,
-                                          n_joints, quantize=arm < 0 and self._alone(i))
+                                          n_joints, quantize=self.opts.quantize and arm < 0 and self._alone(i))
         written = self.meshes[key]
         self.nodes[g]["mesh"] = written.index
         if written.step is not None:          # KHR_mesh_quantization: the node scales whole steps back
