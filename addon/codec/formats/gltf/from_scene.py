@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from ... import axes
+from ... import animation, axes
 from ...errors import Warnings
 from ...scene import Scene
 from ...version import version
@@ -165,7 +165,7 @@ class Writer:
         rest = [np.asarray(b.matrix, np.float64) for b in bones]
         made: list[int] = [-1] * len(bones)
         local = [np.eye(4)] * len(bones)
-        for b in _parents_first([b.parent for b in bones]):
+        for b in animation.parents_first([b.parent for b in bones]):
             p = bones[b].parent if 0 <= bones[b].parent < len(bones) and made[bones[b].parent] >= 0 else -1
             local[b] = rest[b] if p < 0 else axes.inverse_or_identity(rest[p]) @ rest[b]
             made[b] = self._add({"name": bones[b].name, **trs_json(self.fr.conj(local[b]))},
@@ -288,19 +288,6 @@ class Writer:
                  "bufferViews", "buffers"]
         tree = {k: self.json[k] for k in order if k in self.json}
         return Document(json=tree, buffers=[data] if data else [], resources=self.resources, binary=True)
-
-
-def _parents_first(parents: list[int]) -> list[int]:
-    n, out, done = len(parents), [], set()
-    for start in range(n):
-        chain, i = [], start
-        while 0 <= i < n and i not in done and i not in chain:
-            chain.append(i)
-            i = parents[i]
-        for j in reversed(chain):
-            done.add(j)
-            out.append(j)
-    return out
 
 
 def from_scene(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Document:
