@@ -292,3 +292,21 @@ def test_joints_resting_off_their_bind_pose():
     w = Warnings()
     scene_of(b.glb(), warnings=w)
     assert any("other than its bind pose" in t for t in w.as_list())
+
+
+def test_welding_joins_only_vertices_that_hold_the_same():
+    """Two triangles meeting at an edge, stored with their own vertices: the shared corners join where
+    their morph offsets and UVs' vertices agree, and stay apart where a morph moves only one of them."""
+    b = F.Builder()
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0]], np.float32)
+    delta = np.zeros((6, 3), np.float32)
+    delta[5] = [0, 0, 1]                 # vertex 5 (the second copy of (0, 1, 0)) moves alone
+    prim = {"attributes": {"POSITION": b.accessor(pos, minmax=True)},
+            "targets": [{"POSITION": b.accessor(delta, minmax=True)}]}
+    b.add("meshes", {"primitives": [prim]})
+    b.add("nodes", {"mesh": 0})
+    mesh = scene_of(b.glb()).meshes[0]
+    assert len(mesh.positions) == 5                  # (1, 0, 0) joined; (0, 1, 0) twice
+    assert mesh.corners[1] == mesh.corners[3] and mesh.corners[2] != mesh.corners[5]
+    moved = np.abs(mesh.shape_keys[1].positions - mesh.positions).max(1)
+    assert moved.tolist().count(1.0) == 1 and moved[mesh.corners[5]] == 1.0

@@ -146,8 +146,8 @@ class Accessors:
                               f"buffer view's {length} bytes", start + offset, f"{path}.count")
         if not count:
             return np.zeros((0, width), dt)
-        if stride == elem and cols == 1:
-            return np.frombuffer(data, dt, count * width, start + offset).reshape(count, width)
+        if cols == 1:        # a strided view of the bytes (checked above to lie inside the view)
+            return np.ndarray((count, width), dt, data, start + offset, (stride, dt.itemsize))
         span = stride * (count - 1) + elem
         raw = np.frombuffer(data, np.uint8, span, start + offset)
         # rows of `stride` bytes (the last one short: the element only), then the columns' components

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import FormatError, Warnings
-from ...meshops_weld import weld
+from ...meshops_weld import weld, weld_points
 from ...scene import Mesh, ShapeKey
 from .accessors_in import Accessors, items, obj
 from .conventions import points_to_blender, uv_to_blender
@@ -145,10 +145,9 @@ def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: st
     n_skin = max((len(p.joints) for p in prims), default=0)
     joints = joined(lambda p: np.concatenate(p.joints, 1).astype(np.float32) if p.joints else None, 4 * n_skin)
     weights = joined(lambda p: np.concatenate(p.weights, 1) if p.weights else None, 4 * n_skin)
-    # weld what is the same in every respect a vertex carries; corners keep the rest
-    rows = np.concatenate([positions] + targets + ([joints, weights] if joints is not None else []), 1)
     faces = np.arange(0, len(corners), 3, dtype=np.uint32)
-    welded, source = weld(rows, corners.astype(np.uint32), faces)
+    welded, source = weld(positions, corners.astype(np.uint32), faces,
+                          _points(positions, targets, [joints, weights] if joints is not None else []))
     mesh = Mesh(name, points_to_blender(positions[source]), welded, faces)
     mesh.face_material = face_slot
     mesh.materials = slot_list
@@ -178,6 +177,22 @@ def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: st
     if joints is not None:
         skin = [joints[source].astype(np.int64), weights[source].astype(np.float32)]
     return mesh, skin
+
+
+def _points(positions: np.ndarray, targets: list[np.ndarray], skin: list[np.ndarray]):
+    """weld_points over what a vertex holds: its position, its skin influences and, for its morph
+    target offsets, a sum of them with fixed pseudo-random weights (a row of every target at
+    once would be thousands wide). Element-wise sums in one order: equal offsets give equal sums."""
+    cols = [positions] + skin
+    if targets:
+        w = np.random.default_rng(0x61F7).uniform(0.5, 1.5, (len(targets), 3))
+        total, term = np.zeros(len(positions)), np.empty(len(positions))
+        for t, wk in zip(targets, w):
+            for c in range(3):
+                np.multiply(t[:, c], wk[c], out=term)
+                total += term
+        cols.append(total[:, None].view(np.float32))    # the exact bits of each sum, as two float32
+    return weld_points(np.concatenate(cols, 1) if len(cols) > 1 else positions)
 
 
 def _rgba(c: np.ndarray) -> np.ndarray:
