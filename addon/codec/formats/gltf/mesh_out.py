@@ -35,7 +35,7 @@ def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarra
     pos = np.asarray(mesh.positions, np.float32)
     nc = len(mesh.corners)
     if mesh.normals is not None and len(mesh.normals) == nc:
-        n = np.asarray(mesh.normals, np.float32)[tris_c.reshape(-1)]
+        n = _corner_rows(mesh.normals, tris_c)
     elif mesh.sharp_edges is not None or mesh.sharp_faces is not None:
         nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
         flat = np.zeros(len(mesh.faces), bool) if mesh.sharp_faces is None else np.asarray(mesh.sharp_faces, bool)
@@ -49,12 +49,26 @@ def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarra
         n = meshops.sharp_edge_normals(pos, tv, sharp, flat[face], edges)
     else:
         n = meshops.unit(meshops.vertex_normals(pos, tv))[tv.reshape(-1)]
-    n = np.nan_to_num(np.asarray(n, np.float32))
+    n = np.asarray(n, np.float32)
+    length2 = np.einsum("ij,ij->i", n, n)
+    if (np.abs(length2 - 1.0) < 1e-5).all():       # unit already (the usual case): no copy
+        return n
+    n = np.nan_to_num(n)
     length = np.sqrt(np.einsum("ij,ij->i", n, n))
     bad = length < 1e-6
     n = n / np.where(bad, 1.0, length)[:, None]
     n[bad] = (0.0, 0.0, 1.0)                       # glTF wants unit normals: a degenerate corner points up
     return n
+
+
+def _corner_rows(a, tris_c: np.ndarray) -> np.ndarray:
+    """Per-corner rows of each triangle corner, float32: the array itself when the faces are triangles in order."""
+    a = np.asarray(a, np.float32)
+    rows = tris_c.reshape(-1)
+    if len(rows) == len(a) and (not len(rows) or (rows[0] == 0 and rows[-1] == len(a) - 1
+                                                   and np.array_equal(rows, np.arange(len(a))))):
+        return a
+    return a[rows]
 
 
 def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -92,8 +106,8 @@ def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: floa
     uv_names = list(mesh.uv_layers)
     rows = tris_c.reshape(-1)                      # the Scene corner of each triangle corner
     normals = _corner_normals(mesh, tris_c, tv)
-    record = [normals] + [np.asarray(mesh.uv_layers[n], np.float32)[rows] for n in uv_names] \
-        + [np.asarray(c, np.float32)[rows] for c in mesh.colors.values()]
+    record = [normals] + [_corner_rows(mesh.uv_layers[n], tris_c) for n in uv_names] \
+        + [_corner_rows(c, tris_c) for c in mesh.colors.values()]
     first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
     source = tv.reshape(-1)[first]
     targets, step = [], None
