@@ -20,7 +20,10 @@ class Buffer:
         self.parts: list[bytes] = []
         self.size = 0
 
-    def view(self, data: bytes, target: int | None = None, stride: int | None = None) -> int:
+    def view(self, data, target: int | None = None, stride: int | None = None) -> int:
+        """A buffer view over `data` (bytes, or a C-contiguous array: kept as it is until bytes() joins)."""
+        if isinstance(data, np.ndarray):
+            data = memoryview(np.ascontiguousarray(data)).cast("B")
         pad = -self.size % 4
         if pad:
             self.parts.append(b"\0" * pad)
@@ -48,9 +51,9 @@ class Buffer:
             stride = item + (-item % 4)            # vertex attributes: each element on 4 bytes
             padded = np.zeros((len(rows), stride), np.uint8)
             padded[:, :item] = rows.view(np.uint8).reshape(len(rows), item)
-            data = padded.tobytes()
+            data = padded
         else:
-            data = rows.tobytes()
+            data = rows
         acc = {"bufferView": self.view(data, target, stride), "componentType": COMPONENT[rows.dtype],
                "count": int(len(rows)), "type": kind or TYPES[width]}
         if normalized:
@@ -66,13 +69,13 @@ class Buffer:
         index = np.ascontiguousarray(rows, "<u2" if count <= 0xFFFF else "<u4")
         acc = {"componentType": COMPONENT[values.dtype], "count": int(count), "type": TYPES[values.shape[1]],
                "sparse": {"count": int(len(rows)),
-                          "indices": {"bufferView": self.view(index.tobytes()), "componentType": COMPONENT[index.dtype]},
-                          "values": {"bufferView": self.view(values.tobytes())}}}
+                          "indices": {"bufferView": self.view(index), "componentType": COMPONENT[index.dtype]},
+                          "values": {"bufferView": self.view(values)}}}
         return self._add(self._bounds(acc, values.dtype, *bounds, zero=len(rows) < count))
 
     def block(self, block: np.ndarray) -> int:
         """One vertex-attribute view over a (n, count, width) block: n accessors share it (slice)."""
-        return self.view(block.tobytes(), ARRAY_BUFFER, block.shape[2] * block.dtype.itemsize)
+        return self.view(block, ARRAY_BUFFER, block.shape[2] * block.dtype.itemsize)
 
     def slice(self, view: int, j: int, count: int, block: np.ndarray, bounds) -> int:
         """Accessor j of a block's view: its first 3 components of `count` rows; bounds (lo, hi)."""
@@ -100,7 +103,8 @@ class Buffer:
         return len(accessors) - 1
 
     def bytes(self) -> bytes:
-        return b"".join(self.parts)
+        """The buffer, padded to 4 bytes (as a .glb's BIN chunk must be)."""
+        return b"".join(self.parts + [b"\0" * (-self.size % 4)])
 
 
 def _plain(v: np.ndarray) -> list:

@@ -202,12 +202,12 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
     if step is not None:
         ints = np.rint(pts / step.astype(np.float32)).astype(np.int32)
         base = buf.accessor(ints[0][source].astype("<i2"), ARRAY_BUFFER, bounds=True)
-        delta = ints[1:] - ints[refs]
+        delta = ints[1:] - (ints[0] if not refs.any() else ints[refs])
     else:
         base = buf.accessor(pts[0][source], ARRAY_BUFFER, bounds=True)
-        delta = pts[1:] - pts[refs]
+        delta = pts[1:] - (pts[0] if not refs.any() else pts[refs])
     used = np.unique(source)
-    d_used = delta[:, used]
+    d_used = delta if len(used) == delta.shape[1] else delta[:, used]
     lo, hi = d_used.min(1), d_used.max(1)                                       # (K-1, 3)
     moved = (d_used != 0).any(2)
     counts = np.bincount(np.searchsorted(used, source), minlength=len(used))   # glTF vertices per Scene vertex
