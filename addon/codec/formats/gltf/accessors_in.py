@@ -93,7 +93,7 @@ class Accessors:
             raise FormatError(f"type {a.get('type')!r} is not a glTF one", None, f"{path}.type")
         dt = np.dtype(COMPONENT_DTYPES[ct])
         width = TYPE_WIDTHS[a["type"]]
-        count = num(a, "count", path, lo=0, integer=True)
+        count = num(a, "count", path, lo=1, integer=True)         # the standard: at least one
         if "bufferView" in a:
             out = self._view_items(a, dt, width, count, path)
         else:
