@@ -54,6 +54,12 @@ def shown() -> tuple[int, np.ndarray]:
     return tris, np.array([lo, hi])
 
 
+def lamps() -> dict:
+    """name -> (type, energy, spot size) of each lamp."""
+    return {ob.name: (ob.data.type, ob.data.energy, getattr(ob.data, "spot_size", 0.0))
+            for ob in bpy.context.scene.objects if ob.type == "LIGHT"}
+
+
 def owners():
     """Every animatable ID: objects and their shape-key blocks."""
     out = []
@@ -144,12 +150,16 @@ def test_blender_reads_our_gltf_as_our_import_shows_the_source(clean, tmp_path, 
         arm = next(ob for ob in bpy.context.scene.objects if ob.type == "ARMATURE")
         bpy.context.view_layer.objects.active = arm
         assert bpy.ops.import_anim.unigine_anim(filepath=str(src.with_suffix(".anim"))) == {"FINISHED"}
-    ours_static = shown()
+    ours_static, our_lamps = shown(), lamps()
     ours = look(names, {a.name: (a.frame_start, a.frame_end) for a in scene.animations})   # the file's range
 
     bpy.ops.wm.read_homefile(use_empty=True)
     assert bpy.ops.import_scene.gltf(filepath=str(out)) == {"FINISHED"}
     theirs_static = shown()
+    for name, (kind, energy, cone) in lamps().items():      # Blender's importer reads our lamps back
+        assert (kind, cone) == pytest.approx(our_lamps[name][::2], rel=1e-4) and energy == pytest.approx(
+            our_lamps[name][1], rel=1e-4), name
+    assert len(lamps()) == len(our_lamps)
     assert sorted(a.name for a in bpy.data.actions) == sorted(names)     # one action per animation
     theirs = look(names)
 

@@ -234,7 +234,10 @@ def test_cameras_and_lights_look_where_the_source_does(samples, tmp_path):
             else:
                 light = g.json["extensions"]["KHR_lights_punctual"]["lights"][
                     g.json["nodes"][gi]["extensions"]["KHR_lights_punctual"]["light"]]
-                assert light["type"] == {"POINT": "point", "SPOT": "spot", "SUN": "directional"}[scene.lights[n.data].type]
+                li = scene.lights[n.data]
+                assert light["type"] == {"POINT": "point", "SPOT": "spot", "SUN": "directional"}[li.type]
+                # Blender's exporter's units: 683 lm/W, over 4 pi sr for a point or spot
+                assert light["intensity"] == pytest.approx(li.energy * 683 / (1 if li.type == "SUN" else 4 * math.pi))
     assert "KHR_lights_punctual" in g.json["extensionsUsed"]
 
 

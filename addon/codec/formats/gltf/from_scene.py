@@ -241,11 +241,12 @@ class Writer:
         li = self.sc.lights[index]
         out: dict = {"name": li.name, "color": [float(x) for x in np.clip(li.color, 0, 1)]}
         lost = []
+        # Blender's glTF exporter's units (its default "standard" lighting mode): 683 lm per W; a point or
+        # spot's watts spread over 4 pi steradians (candela), a sun's W/m^2 as lux
         if li.type == "SUN":
-            out.update(type="directional", intensity=float(li.energy))       # lux, as Blender's exporter
+            out.update(type="directional", intensity=float(li.energy) * 683.0)
         else:
-            # W -> candela as Blender's glTF exporter: W / (4 pi) * 683 / (4 pi)
-            out["intensity"] = float(li.energy) / (4 * math.pi) * 683.0 / (4 * math.pi)
+            out["intensity"] = float(li.energy) * 683.0 / (4 * math.pi)
             if li.type == "SPOT":
                 outer = float(np.clip(li.spot_size / 2.0, 1e-4, math.pi / 2))
                 inner = outer * float(np.clip(1.0 - li.spot_blend, 0.0, 0.999))     # glTF: inner < outer
