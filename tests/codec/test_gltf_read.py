@@ -221,11 +221,21 @@ def test_unmapped_extensions_warn_once_each_and_nothing_readable_fails():
     b.tree["extensionsUsed"] = ["KHR_materials_sheen", "KHR_draco_mesh_compression"]
     b.tree["meshes"][0]["primitives"].append(dict(b.tree["meshes"][0]["primitives"][0],
                                                   extensions={"KHR_draco_mesh_compression": {}}))
+    # a meshopt-compressed primitive: its view on a fallback buffer that holds no bytes
+    b.tree["extensionsUsed"].append("EXT_meshopt_compression")
+    b.tree["buffers"].append({"byteLength": 48, "extensions": {"EXT_meshopt_compression": {"fallback": True}}})
+    b.tree["bufferViews"].append({"buffer": 1, "byteLength": 48, "extensions": {"EXT_meshopt_compression": {
+        "buffer": 0, "byteLength": 10, "byteStride": 12, "mode": "ATTRIBUTES", "count": 4}}})
+    b.tree["accessors"].append({"bufferView": len(b.tree["bufferViews"]) - 1, "componentType": 5126, "count": 4,
+                                "type": "VEC3"})
+    b.tree["meshes"][0]["primitives"].append({"attributes": {"POSITION": len(b.tree["accessors"]) - 1}})
     w = Warnings()
     s = scene_of(b.glb(), warnings=w)
     assert len(s.meshes[0].faces) == 2
     text = "\n".join(w.as_list())
-    assert text.count("KHR_materials_sheen") == 1 and "compressed primitives are not read" in text
+    assert text.count("KHR_materials_sheen") == 1 and text.count("compressed primitives are not read") == 2
+    assert "KHR_draco_mesh_compression: compressed" in text and "EXT_meshopt_compression: compressed" in text
+    assert len(w) == 3                  # one warning each
     with pytest.raises(FormatError, match="nothing in the file can be read"):
         scene_of(json.dumps({"asset": {"version": "2.0"}}).encode())
 

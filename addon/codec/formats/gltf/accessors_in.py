@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import FormatError
-from .model import COMPONENT_DTYPES, TYPE_WIDTHS, Document
+from .model import COMPONENT_DTYPES, MESHOPT, TYPE_WIDTHS, Document
 
 MIN_ZEROS = 1 << 16          # zero-filled accessors may always be this long
 _NORMALIZE = {"i1": 127.0, "u1": 255.0, "<i2": 32767.0, "<u2": 65535.0, "<u4": 4294967295.0}
@@ -116,6 +116,10 @@ class Accessors:
         """(the buffer's bytes, the view's start in it, its length, its byteStride or None)."""
         v = obj(self.doc.json, "bufferViews", index, path)
         vp = f"bufferViews[{index}]"
+        for e in MESHOPT:
+            if extension(v, e) is not None:
+                raise FormatError(f"{e}: compressed buffer views are not read (decompress the file first, e.g. "
+                                  "with gltf-transform)", None, vp)
         b = v.get("buffer")
         obj(self.doc.json, "buffers", b, f"{vp}.buffer")
         data = self.doc.buffers[b] if b < len(self.doc.buffers) else b""

@@ -12,10 +12,11 @@ import numpy as np
 from ...errors import FormatError, Warnings
 from ...meshops_weld import weld, weld_points
 from ...scene import Mesh, ShapeKey
-from .accessors_in import Accessors, items, obj
+from .accessors_in import Accessors, extension, items, obj
 from .conventions import points_to_blender, uv_to_blender
+from .model import MESHOPT
 
-COMPRESSED = ("KHR_draco_mesh_compression", "EXT_meshopt_compression", "KHR_meshopt_compression")
+DRACO = "KHR_draco_mesh_compression"
 
 
 def uv_name(n: int) -> str:
@@ -106,9 +107,9 @@ def read_mesh(tree: dict, acc: Accessors, index: int, warnings: Warnings) -> tup
         pp = f"{path}.primitives[{j}]"
         if not isinstance(p, dict):
             raise FormatError("not an object", None, pp)
-        ext = [e for e in COMPRESSED if isinstance(p.get("extensions"), dict) and e in p["extensions"]]
+        ext = DRACO if extension(p, DRACO) is not None else _meshopt(tree, p)
         if ext:
-            warnings.warn(f"{ext[0]}: compressed primitives are not read (decompress the file first, e.g. "
+            warnings.warn(f"{ext}: compressed primitives are not read (decompress the file first, e.g. "
                           "with gltf-transform)")
             continue
         if p.get("mode", 4) not in (4, 5, 6):
@@ -121,6 +122,22 @@ def read_mesh(tree: dict, acc: Accessors, index: int, warnings: Warnings) -> tup
         slots.append(mat)
     name = m.get("name") if isinstance(m.get("name"), str) else f"Mesh{index}"
     return _join(name, prims, slots, m, path)
+
+
+def _meshopt(tree: dict, p: dict) -> str:
+    """The meshopt extension that compresses one of the primitive's accessors' views, or ""."""
+    attrs = p.get("attributes") if isinstance(p.get("attributes"), dict) else {}
+    targets = [t for t in p.get("targets", []) if isinstance(t, dict)] if isinstance(p.get("targets"), list) else []
+    refs = list(attrs.values()) + [p.get("indices")] + [v for t in targets for v in t.values()]
+    accessors, views = items(tree, "accessors"), items(tree, "bufferViews")
+    for r in refs:
+        a = accessors[r] if isinstance(r, int) and 0 <= r < len(accessors) else None
+        v = a.get("bufferView") if isinstance(a, dict) else None
+        view = views[v] if isinstance(v, int) and 0 <= v < len(views) else None
+        found = next((e for e in MESHOPT if isinstance(view, dict) and extension(view, e) is not None), "")
+        if found:
+            return found
+    return ""
 
 
 def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: str):

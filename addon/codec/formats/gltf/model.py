@@ -17,6 +17,7 @@ CHUNK_BIN = 0x004E4942
 
 # accessor componentType -> numpy dtype string (little-endian)
 COMPONENT_DTYPES = {5120: "i1", 5121: "u1", 5122: "<i2", 5123: "<u2", 5125: "<u4", 5126: "<f4"}
+MESHOPT = ("EXT_meshopt_compression", "KHR_meshopt_compression")   # compress buffer views (the reader skips them)
 TYPE_WIDTHS = {"SCALAR": 1, "VEC2": 2, "VEC3": 3, "VEC4": 4, "MAT2": 4, "MAT3": 9, "MAT4": 16}
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ...errors import FormatError, Warnings
-from .model import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GLB_VERSION, Document
+from .model import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GLB_VERSION, MESHOPT, Document
 
 MAX_DEPTH_ERRORS = (RecursionError, ValueError, UnicodeDecodeError)
 
@@ -148,6 +148,11 @@ def _load_buffers(doc: Document, resources: dict[str, bytes], warnings: Warnings
             raise FormatError("not an object", None, path)
         n = _length(b, path)
         uri = b.get("uri")
+        ext = b.get("extensions")
+        if not isinstance(uri, str) and isinstance(ext, dict) and any(
+                isinstance(ext.get(e), dict) and ext[e].get("fallback") for e in MESHOPT):
+            doc.buffers.append(b"")        # a meshopt fallback with no data: its views are compressed ones
+            continue
         if not isinstance(uri, str):
             if i == 0 and doc.binary:
                 raise FormatError("buffer 0 has no URI and the .glb no BIN chunk", None, path)

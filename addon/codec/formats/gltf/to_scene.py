@@ -21,12 +21,15 @@ from .anim_in import LocalMap, Rig, Target, make_rig, off_bind, read_animations,
 from .conventions import BASIS
 from .materials_in import read_images, read_materials
 from .mesh_in import read_mesh
-from .model import Document
+from .model import MESHOPT, Document
 from .options import ImportOptions
 
 B4 = np.eye(4)
 B4[:3, :3] = BASIS
 MAPPED = {"KHR_lights_punctual", "KHR_texture_transform", "KHR_mesh_quantization", "KHR_materials_emissive_strength"}
+# named where they cost something (a compressed primitive, a texture with no PNG or JPEG), not up front
+NAMED_WHERE_USED = {"KHR_draco_mesh_compression", *MESHOPT, "KHR_texture_basisu", "EXT_texture_webp",
+                    "MSFT_texture_dds"}
 LUMENS_PER_WATT = 683.0          # the glTF lights' photometric units -> Blender's watts, as Blender's importer
 
 
@@ -35,7 +38,7 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
     fps = float(getattr(opts, "fps", 24.0)) or 24.0
     scene = Scene(source_format="glb" if doc.binary else "gltf", source_version=str(tree["asset"]["version"]))
     for e in items(tree, "extensionsUsed"):
-        if not known(e, MAPPED):
+        if not known(e, MAPPED | NAMED_WHERE_USED):
             warnings.warn(f"glTF extension {e} is not read: what it adds is left out")
     acc = Accessors(doc)
     scene.images = read_images(doc, warnings)
