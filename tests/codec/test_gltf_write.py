@@ -409,3 +409,10 @@ def test_quantize_off_writes_floats_that_replay_the_same(samples, tmp_path):
         np.testing.assert_allclose(gltf_corners(f, 0, f.animation("Wave"), t), gltf_corners(q, 0, q.animation("Wave"), t),
                                    atol=1e-5)
     assert (tmp_path / "q.glb").stat().st_size < (tmp_path / "f.glb").stat().st_size
+
+
+def test_lgf_check_compares_a_gltf_and_the_files_beside_it(tmp_path, capsys):
+    save(load(ASSETS / "3ds" / "jeep1.3ds"), tmp_path / "j.gltf")
+    assert main(["check", str(tmp_path / "j.gltf")]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{tmp_path / name}: " in out for name in ("j.gltf", "j.bin", "jeep1.jpg"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+from urllib.parse import unquote
 
 from .model import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GLB_VERSION, Document
 
@@ -42,7 +43,7 @@ def encode(doc: Document, target: Path) -> dict[Path, bytes]:
     """Every file a write to `target` makes, by path."""
     target = Path(target)
     if doc.json_text:
-        return {target: encode_bytes(doc), **{target.parent / uri: data for uri, data in doc.resources.items()}}
+        return {target: encode_bytes(doc), **{target.parent / unquote(uri): data for uri, data in doc.resources.items()}}
     main, beside = _serialise(doc, target.suffix.lower() == ".glb", target.stem)
     return {target: main, **{target.parent / uri: data for uri, data in beside.items()}}
 
