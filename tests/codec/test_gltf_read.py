@@ -320,3 +320,25 @@ def test_welding_joins_only_vertices_that_hold_the_same():
     assert mesh.corners[1] == mesh.corners[3] and mesh.corners[2] != mesh.corners[5]
     moved = np.abs(mesh.shape_keys[1].positions - mesh.positions).max(1)
     assert moved.tolist().count(1.0) == 1 and moved[mesh.corners[5]] == 1.0
+
+
+def test_primitives_sharing_vertices_and_aliasing_accessors():
+    """Primitives that name the same vertex accessors (one per material) share their vertices; many
+    accessors that alias the same few bytes cannot multiply them past what the buffers hold."""
+    b = F.quad()
+    prim = b.tree["meshes"][0]["primitives"][0]
+    b.tree["materials"].append({"name": "Blue"})
+    b.tree["meshes"][0]["primitives"].append(dict(prim, material=1))
+    mesh = scene_of(b.glb()).meshes[0]
+    assert len(mesh.positions) == 4 and len(mesh.faces) == 4 and mesh.face_material.tolist() == [0, 0, 1, 1]
+    b = F.quad(material=False)
+    pos = b.tree["accessors"][0]
+    # 64 KB of positions read as more than 2^20 vertices, by 64 accessors over the same bytes
+    view = b.view(b"\0" * (16400 * 4), stride=4)
+    copies = [dict(pos, bufferView=view, count=16400, componentType=5121, normalized=True, type="VEC3")
+              for _ in range(64)]
+    first = len(b.tree["accessors"])
+    b.tree["accessors"] += copies
+    b.tree["meshes"][0]["primitives"] = [{"attributes": {"POSITION": first + k}} for k in range(64)]
+    with pytest.raises(FormatError, match=r"vertices from .* bytes of buffers"):
+        scene_of(b.glb())

@@ -14,6 +14,7 @@ from ...errors import FormatError
 from .model import COMPONENT_DTYPES, MESHOPT, TYPE_WIDTHS, Document
 
 MIN_ZEROS = 1 << 16          # zero-filled accessors may always be this long
+MIN_VERTICES = 1 << 20       # and a file may always give this many vertices
 _NORMALIZE = {"i1": 127.0, "u1": 255.0, "<i2": 32767.0, "<u2": 65535.0, "<u4": 4294967295.0}
 _SPARSE_INDEX = {5121: "u1", 5123: "<u2", 5125: "<u4"}
 
@@ -75,6 +76,16 @@ class Accessors:
         backed = [a["count"] for a in items(doc.json, "accessors")
                   if isinstance(a, dict) and "bufferView" in a and isinstance(a.get("count"), int)]
         self.zero_limit = max(MIN_ZEROS, min(max(backed, default=0), sum(len(b) for b in doc.buffers)))
+        self.vertex_limit = max(MIN_VERTICES, sum(len(b) for b in doc.buffers))
+        self.vertices = 0
+
+    def charge(self, vertices: int, path: str) -> None:
+        """Count the vertices the Scene is given over the whole file: at most one per byte the buffers
+        hold (a vertex takes 4 at least), so that accessors aliasing the same bytes cannot multiply them."""
+        self.vertices += vertices
+        if self.vertices > self.vertex_limit:
+            raise FormatError(f"{self.vertices} vertices from {self.vertex_limit} bytes of buffers: accessors "
+                              "that share their bytes over and over", None, path)
 
     def get(self, index, path: str, as_float: bool = True) -> np.ndarray:
         """(count, width) array: float32 (normalized integers scaled to 0..1 or -1..1) when as_float,

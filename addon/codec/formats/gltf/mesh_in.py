@@ -7,6 +7,8 @@ Triangle strips and fans become triangles; points and lines are left out with a 
 """
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from ...errors import FormatError, Warnings
@@ -66,6 +68,8 @@ class Primitive:
             d = attr("POSITION", (3,), True, t, f"{path}.targets[{k}]")
             self.targets.append(np.zeros((v, 3), np.float32) if d is None else d)
         self.triangles = _triangles(acc, p, v, path)
+        # primitives that name the same vertex accessors share their vertices (one material each)
+        self.key = json.dumps([attrs, targets], sort_keys=True)
 
 
 def _sets(attrs: dict, prefix: str) -> int:
@@ -120,6 +124,7 @@ def read_mesh(tree: dict, acc: Accessors, index: int, warnings: Warnings) -> tup
         if mat != -1:
             obj(tree, "materials", mat, f"{pp}.material")
         slots.append(mat)
+    acc.charge(sum(len(p.positions) for p in {p.key: p for p in prims}.values()), path)
     name = m.get("name") if isinstance(m.get("name"), str) else f"Mesh{index}"
     return _join(name, prims, slots, m, path)
 
@@ -141,9 +146,14 @@ def _meshopt(tree: dict, p: dict) -> str:
 
 
 def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: str):
-    offsets = np.cumsum([0] + [len(p.positions) for p in prims])
-    positions = np.concatenate([p.positions for p in prims]) if prims else np.zeros((0, 3), np.float32)
-    tris = np.concatenate([p.triangles + o for p, o in zip(prims, offsets)]) if prims else np.zeros((0, 3), np.int64)
+    first: dict[str, Primitive] = {}
+    for p in prims:
+        first.setdefault(p.key, p)
+    blocks = list(first.values())            # each set of vertices once
+    offsets = np.cumsum([0] + [len(p.positions) for p in blocks])
+    at = {p.key: o for p, o in zip(blocks, offsets)}
+    positions = np.concatenate([p.positions for p in blocks]) if blocks else np.zeros((0, 3), np.float32)
+    tris = np.concatenate([p.triangles + at[p.key] for p in prims]) if prims else np.zeros((0, 3), np.int64)
     corners = tris.reshape(-1)
     slot_list = list(dict.fromkeys(slots))
     face_slot = np.concatenate([np.full(len(p.triangles), slot_list.index(s), np.int32) for p, s in zip(prims, slots)]) \
@@ -151,15 +161,15 @@ def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: st
 
     def joined(get, width: int) -> np.ndarray | None:
         """Per-vertex arrays of every primitive (zeros where one lacks it), or None when none has it."""
-        parts = [get(p) for p in prims]
+        parts = [get(p) for p in blocks]
         if all(a is None for a in parts):
             return None
         return np.concatenate([np.zeros((len(p.positions), width), np.float32) if a is None else a
-                               for p, a in zip(prims, parts)])
+                               for p, a in zip(blocks, parts)])
 
-    n_targets = max((len(p.targets) for p in prims), default=0)
+    n_targets = max((len(p.targets) for p in blocks), default=0)
     targets = [joined(lambda p, k=k: p.targets[k] if k < len(p.targets) else None, 3) for k in range(n_targets)]
-    n_skin = max((len(p.joints) for p in prims), default=0)
+    n_skin = max((len(p.joints) for p in blocks), default=0)
     joints = joined(lambda p: np.concatenate(p.joints, 1).astype(np.float32) if p.joints else None, 4 * n_skin)
     weights = joined(lambda p: np.concatenate(p.weights, 1) if p.weights else None, 4 * n_skin)
     faces = np.arange(0, len(corners), 3, dtype=np.uint32)
@@ -176,10 +186,10 @@ def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: st
         mesh.normals = np.take(n, corners, axis=0)
     else:          # the standard's rule: flat normals
         mesh.sharp_faces = np.ones(len(faces), bool)
-    for k in range(max((len(p.uvs) for p in prims), default=0)):
+    for k in range(max((len(p.uvs) for p in blocks), default=0)):
         uv = joined(lambda p: p.uvs[k] if k < len(p.uvs) else None, 2)
         mesh.uv_layers[uv_name(k)] = uv_to_blender(np.take(uv, corners, axis=0))
-    for k in range(max((len(p.colors) for p in prims), default=0)):
+    for k in range(max((len(p.colors) for p in blocks), default=0)):
         c = joined(lambda p: _rgba(p.colors[k]) if k < len(p.colors) else None, 4)
         mesh.colors[color_name(k)] = np.clip(np.take(c, corners, axis=0), 0.0, 1.0).astype(np.float32)
     if targets:
