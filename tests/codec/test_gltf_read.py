@@ -342,3 +342,27 @@ def test_primitives_sharing_vertices_and_aliasing_accessors():
     b.tree["meshes"][0]["primitives"] = [{"attributes": {"POSITION": first + k}} for k in range(64)]
     with pytest.raises(FormatError, match=r"vertices from .* bytes of buffers"):
         scene_of(b.glb())
+
+
+def test_a_quantized_mesh_takes_its_nodes_scale():
+    """KHR_mesh_quantization: integer positions given their size by a leaf node's scale arrive at that
+    size in the mesh, the object unscaled (a float mesh keeps its object's scale); normals stay unit."""
+    def world(s):
+        i = next(k for k, n in enumerate(s.nodes) if n.kind == "MESH")
+        w = s.world_matrix(i)
+        return s.meshes[s.nodes[i].data].positions @ w[:3, :3].T + w[:3, 3], s.nodes[i].matrix
+    for quantized in (True, False):
+        b = F.Builder()
+        q = (F.QUAD * 4).astype(np.int16 if quantized else np.float32)
+        n = np.tile([0, 0, 1], (4, 1)).astype(np.float32)
+        b.add("meshes", {"primitives": [{"attributes": {"POSITION": b.accessor(q, minmax=True),
+                                                        "NORMAL": b.accessor(n)}}]})
+        b.add("nodes", {"mesh": 0, "translation": [1, 2, 3], "scale": [0.25, 0.5, 2.0]})
+        b.tree["extensionsUsed"] = ["KHR_mesh_quantization"]
+        s = scene_of(b.glb())
+        points, matrix = world(s)
+        want = blender(F.QUAD * 4 * [0.25, 0.5, 2.0] + [1, 2, 3])
+        np.testing.assert_allclose(points[s.meshes[0].corners[:3]], want[[0, 1, 2]], atol=1e-6)
+        scale = np.linalg.norm(matrix[:3, :3], axis=0)
+        np.testing.assert_allclose(scale, [1, 1, 1] if quantized else [0.25, 2.0, 0.5], atol=1e-9)
+        np.testing.assert_allclose(np.linalg.norm(s.meshes[0].normals, axis=1), 1.0, atol=1e-6)

@@ -222,6 +222,18 @@ def _points(positions: np.ndarray, targets: list[np.ndarray], skin: list[np.ndar
     return weld_points(np.concatenate(cols, 1) if len(cols) > 1 else positions)
 
 
+def scale_mesh(mesh: Mesh, s: np.ndarray) -> None:
+    """Scale a mesh's points and shape keys along the axes; its normals by the inverse, made unit."""
+    mesh.positions = mesh.positions * s
+    for k in mesh.shape_keys:
+        k.positions = k.positions * s
+    if mesh.shape_keys:
+        mesh.positions = mesh.shape_keys[0].positions
+    if mesh.normals is not None:
+        n = mesh.normals / s
+        mesh.normals = n / np.maximum(np.linalg.norm(n, axis=1, keepdims=True), np.float32(1e-30))
+
+
 def _rgba(c: np.ndarray) -> np.ndarray:
     return c if c.shape[1] == 4 else np.concatenate([c, np.ones((len(c), 1), np.float32)], 1)
 

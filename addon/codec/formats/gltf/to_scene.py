@@ -20,7 +20,7 @@ from .accessors_in import Accessors, extension, floats, items, known, num, obj
 from .anim_in import LocalMap, Rig, Target, make_rig, off_bind, read_animations, skin_key
 from .conventions import BASIS
 from .materials_in import read_images, read_materials
-from .mesh_in import read_mesh
+from .mesh_in import read_mesh, scale_mesh
 from .model import MESHOPT, Document
 from .options import ImportOptions
 
@@ -57,6 +57,9 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
     scene_of: dict[int, int] = {}                # glTF node -> Scene node (joints: the armature's)
     meshes: dict[tuple[int, int], tuple[int, list[str]]] = {}
     skinned: list[tuple[int, Rig]] = []
+    scaled = {ch["target"]["node"] for a in items(tree, "animations") if isinstance(a, dict)
+              for ch in items(a, "channels") if isinstance(ch, dict) and isinstance(ch.get("target"), dict)
+              and ch["target"].get("path") == "scale" and isinstance(ch["target"].get("node"), int)}
     for r in rigs:
         if r.host < 0:
             r.node = scene.add_node(Node(scene.armatures[r.armature].name, "ARMATURE", r.armature))
@@ -79,7 +82,7 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
                 warnings.warn("a joint's own mesh or camera is not read (only other nodes hang on bones)")
             continue
         name = nd.get("name") if isinstance(nd.get("name"), str) and nd.get("name") else f"Node{n}"
-        kind, data, post, keys = "EMPTY", -1, B4.T, []
+        kind, data, post, keys, own = "EMPTY", -1, B4.T, [], local[n]
         host = next((r for r in rigs if r.host == n), None)
         light = (extension(nd, "KHR_lights_punctual") or {}).get("light")
         if host is not None:
@@ -87,9 +90,12 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         elif "mesh" in nd:
             obj(tree, "meshes", nd["mesh"], f"nodes[{n}].mesh")
             rig = rig_of_skin.get(nd["skin"]) if "skin" in nd else None
-            key = (nd["mesh"], rig.armature if rig else -1)
+            fold = None if rig is not None else _dequantizing_scale(tree, n, local[n], rest[n], scaled)
+            if fold is not None:
+                own = local[n] @ np.diag([*(1.0 / fold), 1.0])
+            key = (nd["mesh"], rig.armature if rig else -1, None if fold is None else tuple(fold))
             if key not in meshes:
-                meshes[key] = _mesh(tree, acc, scene, nd["mesh"], rig, warnings)
+                meshes[key] = _mesh(tree, acc, scene, nd["mesh"], rig, fold, warnings)
             kind, (data, keys) = "MESH", meshes[key]
             if rig is not None:
                 skinned.append((len(scene.nodes), rig))
@@ -97,7 +103,7 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
             kind, data, post = "CAMERA", _camera(tree, nd["camera"], scene, warnings), np.eye(4)
         elif light is not None:
             kind, data, post = "LIGHT", _light(tree, light, f"nodes[{n}]", scene, warnings), np.eye(4)
-        node = Node(name, kind, data, up_node, bone, LocalMap(pre, post).matrix(local[n]))
+        node = Node(name, kind, data, up_node, bone, LocalMap(pre, post).matrix(own))
         scene_of[n] = scene.add_node(node)
         post_of[n] = post
         if host is not None:
@@ -215,8 +221,30 @@ def _rigs(tree, acc, scene, parent, world, reached, warnings) -> tuple[list[Rig]
     return rigs, of_skin
 
 
-def _mesh(tree, acc, scene, index, rig, warnings) -> tuple[int, list[str]]:
+def _dequantizing_scale(tree, n, local, rest, scaled) -> np.ndarray | None:
+    """The scale of a node that only gives a quantized mesh (KHR_mesh_quantization: integer positions)
+    its size: a leaf whose scale no animation keys, with no shear or mirror. The mesh takes it (so that
+    a format that stores what the object's scale multiplies, UE1's packed vertices, gets the sizes the
+    writer quantized), the object keeps its place and turn."""
+    nd = tree["nodes"][n]
+    s = np.asarray(rest[2], np.float64)
+    if nd.get("children") or n in scaled or (s <= 0).any() or np.allclose(s, 1.0):
+        return None
+    if not np.allclose(compose(rest[0], np.asarray(rest[1])[[3, 0, 1, 2]], s), local, atol=1e-9):
+        return None
+    for p in items(obj(tree, "meshes", nd["mesh"]), "primitives"):
+        attrs = p.get("attributes") if isinstance(p, dict) else None
+        a = tree["accessors"][attrs["POSITION"]] if isinstance(attrs, dict) and isinstance(
+            attrs.get("POSITION"), int) and 0 <= attrs["POSITION"] < len(items(tree, "accessors")) else None
+        if not isinstance(a, dict) or a.get("componentType") == 5126:
+            return None
+    return s
+
+
+def _mesh(tree, acc, scene, index, rig, fold, warnings) -> tuple[int, list[str]]:
     mesh, skin = read_mesh(tree, acc, index, warnings)
+    if fold is not None:
+        scale_mesh(mesh, np.array([fold[0], fold[2], fold[1]], np.float32))      # glTF axes -> Blender's
     if rig is not None and skin is not None:
         joints, weights = skin
         if len(joints) and int(joints.max()) >= len(rig.joints):
