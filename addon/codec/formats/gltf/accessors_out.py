@@ -23,7 +23,7 @@ class Buffer:
     def view(self, data, target: int | None = None, stride: int | None = None) -> int:
         """A buffer view over `data` (bytes, or a C-contiguous array: kept as it is until bytes() joins)."""
         if isinstance(data, np.ndarray):
-            data = memoryview(np.ascontiguousarray(data)).cast("B")
+            data = memoryview(np.ascontiguousarray(data)).cast("B") if data.size else b""
         pad = -self.size % 4
         if pad:
             self.parts.append(b"\0" * pad)

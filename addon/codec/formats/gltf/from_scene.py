@@ -128,8 +128,11 @@ class Writer:
         return self.node_of[p], own_frame(self.sc.nodes[p].kind).T
 
     def local(self, i: int) -> np.ndarray:
-        """Scene node i's glTF local matrix at rest."""
+        """Scene node i's glTF local matrix at rest (the identity, warned, for a matrix that is not finite)."""
         node = self.sc.nodes[i]
+        if not (np.isfinite(node.matrix).all() and np.isfinite(node.matrix_parent_inverse).all()):
+            self.warnings.warn(f"object {node.name!r} has a transform that is not finite: written in place")
+            return own_frame(node.kind)
         if self._skinned(i):        # a root (glTF places a skinned mesh by its joints alone): its world matrix
             return self.fr.conj(self.sc.world_matrix(i))
         _, kp = self.parent_frame(i)
@@ -183,6 +186,8 @@ class Writer:
             self.meshes[key] = write_mesh(mesh, self.buf, self.mats, self.json, self.fr.scale, self.warnings,
                                           n_joints, quantize=self.opts.quantize and arm < 0 and self._alone(i))
         written = self.meshes[key]
+        if written is None:
+            return
         self.nodes[g]["mesh"] = written.index
         if written.step is not None:          # KHR_mesh_quantization: the node scales whole steps back
             for k in ("translation", "rotation", "scale", "matrix"):
@@ -279,7 +284,7 @@ class Writer:
         roots = [g for g in range(len(self.nodes)) if not any(g in k for k in self.children.values())]
         if self.nodes:
             self.json["nodes"] = self.nodes
-        self.json["scenes"] = [{"name": "Scene", "nodes": roots}]
+        self.json["scenes"] = [{"name": "Scene", **({"nodes": roots} if roots else {})}]
         self.json["scene"] = 0
         data = self.buf.bytes()
         if data:

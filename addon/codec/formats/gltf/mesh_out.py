@@ -8,7 +8,7 @@ with at most 4 influences, the rest folded into the 4 largest.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -96,11 +96,15 @@ def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarra
 
 
 def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
-               n_joints: int = -1, quantize: bool = False) -> Written:
+               n_joints: int = -1, quantize: bool = False) -> Written | None:
     """Append the glTF mesh of `mesh` (positions times `scale`); n_joints >= 0: its skin's joint count;
     quantize: its one node may carry a grid step (see _targets)."""
+    mesh = _finite(mesh, warnings)
     nc = len(mesh.corners)
     tris_c, face = meshops.triangulate(mesh.faces, nc)
+    if not len(tris_c):
+        warnings.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
+        return None
     corners = np.asarray(mesh.corners, np.int64)
     tv = corners[tris_c]
     uv_names = list(mesh.uv_layers)
@@ -149,13 +153,24 @@ def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: floa
         if targets:
             prim["targets"] = targets
         out["primitives"].append(prim)
-    if not out["primitives"]:                     # a mesh of points only: glTF wants a primitive
-        out["primitives"].append({"attributes": attrs, "mode": 0})
-        if targets:
-            out["primitives"][0]["targets"] = targets
     meshes = json.setdefault("meshes", [])
     meshes.append(out)
     return Written(len(meshes) - 1, source, extra, step)
+
+
+def _finite(mesh: Mesh, warnings: Warnings) -> Mesh:
+    """The mesh with coordinates, UVs and colours that are not finite (which glTF forbids) at 0, warned."""
+    arrays = {"positions": mesh.positions, **{f"key {k.name}": k.positions for k in mesh.shape_keys},
+              **{f"UV {n}": a for n, a in mesh.uv_layers.items()}, **{f"colour {n}": a for n, a in mesh.colors.items()}}
+    bad = [name for name, a in arrays.items() if not np.isfinite(np.asarray(a, np.float32)).all()]
+    if not bad:
+        return mesh
+    warnings.warn(f"mesh {mesh.name!r}: values that are not finite ({', '.join(bad)}) written as 0")
+    fix = lambda a: np.nan_to_num(np.asarray(a, np.float32), nan=0.0, posinf=0.0, neginf=0.0)   # noqa: E731
+    return replace(mesh, positions=fix(mesh.positions),
+                   shape_keys=[replace(k, positions=fix(k.positions)) for k in mesh.shape_keys],
+                   uv_layers={n: fix(a) for n, a in mesh.uv_layers.items()},
+                   colors={n: fix(a) for n, a in mesh.colors.items()})
 
 
 def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
