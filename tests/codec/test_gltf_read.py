@@ -238,6 +238,9 @@ def test_unmapped_extensions_warn_once_each_and_nothing_readable_fails():
     assert len(w) == 3                  # one warning each
     with pytest.raises(FormatError, match="nothing in the file can be read"):
         scene_of(json.dumps({"asset": {"version": "2.0"}}).encode())
+    b.tree["meshes"][0]["primitives"] = b.tree["meshes"][0]["primitives"][1:]      # only compressed ones
+    with pytest.raises(FormatError, match="nothing in the file can be read.*compressed primitives"):
+        scene_of(b.glb())
 
 
 def test_camera_and_light_look_down_their_minus_z():

@@ -96,8 +96,10 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
             key = (nd["mesh"], rig.armature if rig else -1, None if fold is None else tuple(fold))
             if key not in meshes:
                 meshes[key] = _mesh(tree, acc, scene, nd["mesh"], rig, fold, warnings)
-            kind, (data, keys) = "MESH", meshes[key]
-            if rig is not None:
+            data, keys = meshes[key]
+            kind = "MESH" if data >= 0 else "EMPTY"          # no primitive read: an empty in its place
+            own = own if data >= 0 else local[n]
+            if rig is not None and data >= 0:
                 skinned.append((len(scene.nodes), rig))
         elif "camera" in nd:
             kind, data, post = "CAMERA", _camera(tree, nd["camera"], scene, warnings), np.eye(4)
@@ -117,8 +119,9 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         warnings.warn("the skeleton rests in a pose other than its bind pose, and no animation keys it: the "
                       "armature shows the bind pose")
     _timeline(scene, fps)
-    if not scene.nodes and not scene.meshes:
-        raise FormatError("nothing in the file can be read: no nodes or meshes the Scene can hold", None, "nodes")
+    if not (scene.meshes or scene.cameras or scene.lights or scene.armatures):
+        why = f" ({warnings.as_list()[-1]})" if warnings else ""
+        raise FormatError(f"nothing in the file can be read: no mesh, camera, light or skin{why}", None, "nodes")
     return scene
 
 
@@ -251,6 +254,8 @@ def _mesh(tree, acc, scene, index, rig, fold, warnings) -> tuple[int, list[str]]
             raise FormatError(f"joint {int(joints.max())} is past the skin's {len(rig.joints)} joints", None,
                               f"meshes[{index}].primitives.attributes.JOINTS_0")
         mesh.skin = Skin(rig.armature, np.where(weights > 0, joints, -1).astype(np.int32), weights)
+    if not len(mesh.faces):
+        return -1, []
     scene.meshes.append(mesh)
     return len(scene.meshes) - 1, [k.name for k in mesh.shape_keys[1:]]
 
