@@ -14,11 +14,14 @@ from addon.codec import animation
 
 ASSETS = Path(__file__).resolve().parents[2] / "test_assets"
 SOURCES = ["3ds/cube_with_materials.3ds", "3ds/cube_hierarchy.3ds", "3ds/cube_four_instances.3ds",
-           "3ds/RotatingCube.3DS", "3ds/cart_wheel.3DS", "3ds/mar_rifle.3ds",
+           "3ds/RotatingCube.3DS", "3ds/cart_wheel.3DS", "3ds/mar_rifle.3ds", "3ds/CameraRollAnimWithChildObject.3ds",
+           "3ds/cube_instance_scale_rotation.3ds", "3ds/cube_two_instances.3ds", "3ds/jeep1.3ds", "3ds/fels.3ds",
+           "3ds/mp5_sil.3ds", "3ds/cube_with_texture_transformations.3ds", "3ds/cubes_with_alpha.3DS",
+           "3ds/test1.3ds", "3ds/cube_with_diffuse_texture.3DS",
            "unreal/box_d.3d", "unreal/mar_rifle_d.3d",
            "unigine/grid_static.mesh", "unigine/tube_skinned.mesh",
            "ultimate3d/cube_v2.u3d", "ultimate3d/skinned_v2.u3d"]
-MAX_FRAMES = 40          # key frames checked per action (evenly chosen among them when there are more)
+MAX_FRAMES = 400         # key frames checked per action (evenly chosen among them when there are more)
 
 
 def world_triangles(scene, anim=None, frame=None) -> np.ndarray:
