@@ -369,3 +369,14 @@ def test_a_quantized_mesh_takes_its_nodes_scale():
         scale = np.linalg.norm(matrix[:3, :3], axis=0)
         np.testing.assert_allclose(scale, [1, 1, 1] if quantized else [0.25, 2.0, 0.5], atol=1e-9)
         np.testing.assert_allclose(np.linalg.norm(s.meshes[0].normals, axis=1), 1.0, atol=1e-6)
+
+
+def test_only_the_default_scene_is_read():
+    b = F.quad()
+    b.tree["nodes"].append({"name": "Elsewhere", "mesh": 0})
+    b.tree["scenes"].insert(0, {"nodes": [1]})
+    b.tree["scene"] = 1
+    w = Warnings()
+    s = scene_of(b.glb(), warnings=w)
+    assert [n.name for n in s.nodes] == ["QuadNode"]
+    assert any("2 scenes: only its default one (scene 1)" in t for t in w.as_list())

@@ -49,7 +49,7 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
     world = np.tile(np.eye(4), (len(nodes), 1, 1))
     for n in order:
         world[n] = (world[parent[n]] if parent[n] >= 0 else np.eye(4)) @ local[n]
-    reached = _reached(tree, parent, order)
+    reached = _reached(tree, parent, order, warnings)
     rigs, rig_of_skin = _rigs(tree, acc, scene, parent, world, reached, warnings)
     joint_of = {j: r for r in rigs for j in r.joints}
     targets: dict[int, list[Target]] = {}
@@ -175,13 +175,16 @@ def _locals(tree: dict) -> tuple[np.ndarray, list[tuple]]:
     return mats, rest
 
 
-def _reached(tree: dict, parent: list[int], order: list[int]) -> list[bool]:
+def _reached(tree: dict, parent: list[int], order: list[int], warnings: Warnings) -> list[bool]:
     """The nodes of the file's scene (`scene`, else the first; every node when there is none)."""
     nodes = items(tree, "nodes")
     scenes = items(tree, "scenes")
     if not scenes:
         return [True] * len(nodes)
     s = obj(tree, "scenes", tree.get("scene", 0), "scene")
+    if len(scenes) > 1:
+        warnings.warn(f"the file holds {len(scenes)} scenes: only its default one (scene {tree.get('scene', 0)}) "
+                      "is read")
     roots = s.get("nodes", [])
     if not isinstance(roots, list):
         raise FormatError("not a list", None, "scenes.nodes")
