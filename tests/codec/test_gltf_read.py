@@ -380,3 +380,20 @@ def test_only_the_default_scene_is_read():
     s = scene_of(b.glb(), warnings=w)
     assert [n.name for n in s.nodes] == ["QuadNode"]
     assert any("2 scenes: only its default one (scene 1)" in t for t in w.as_list())
+
+
+def test_skins_sharing_some_joints_each_get_their_keys():
+    b = F.skinned()
+    tip, root = (next(i for i, n in enumerate(b.tree["nodes"]) if n.get("name") == k) for k in ("Tip", "Root"))
+    # the same joints listed the other way round: another armature
+    ibm = np.stack([np.linalg.inv(np.array([[1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1.]])), np.eye(4)])
+    acc = b.accessor(ibm.transpose(0, 2, 1).reshape(2, 16).astype(np.float32))
+    b.tree["skins"].append({"joints": [tip, root], "inverseBindMatrices": acc})
+    b.tree["nodes"].append({"name": "Other", "mesh": 0, "skin": 1})
+    b.tree["nodes"][0]["children"].append(len(b.tree["nodes"]) - 1)
+    w = Warnings()
+    s = scene_of(b.glb(), warnings=w)
+    assert len(s.armatures) == 2 and any("separate armatures" in t for t in w.as_list())
+    arms = [i for i, n in enumerate(s.nodes) if n.kind == "ARMATURE"]
+    keyed = {c.target for c in s.animations[0].channels if c.bone == "Tip" and len(c.frames) == 3}
+    assert keyed == set(arms)

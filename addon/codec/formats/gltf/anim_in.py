@@ -39,6 +39,7 @@ def _uniform(m: np.ndarray) -> tuple[np.ndarray, float, bool]:
 
 @dataclass
 class LocalMap:
+    """A node's Scene basis from its glTF local TRS L: pre @ L @ post (see the module's docstring)."""
     pre: np.ndarray = field(default_factory=lambda: np.eye(4))
     post: np.ndarray = field(default_factory=lambda: np.eye(4))
 
@@ -55,12 +56,12 @@ class LocalMap:
     def matrix(self, local: np.ndarray) -> np.ndarray:
         return self.pre @ local @ self.post
 
-    def values(self, kind: str, v: np.ndarray, affine: bool = True) -> np.ndarray:
-        """Keys (N, D) of glTF `kind` -> the Scene's (rotations (x, y, z, w) -> (w, x, y, z));
-        affine=False for a tangent (no translation added)."""
+    def values(self, kind: str, v: np.ndarray) -> np.ndarray:
+        """Keys (N, D) of glTF `kind` (or Bezier handles' values: the map is affine) -> the Scene's;
+        rotations (x, y, z, w) -> (w, x, y, z)."""
         v = np.asarray(v, np.float64)
         if kind == "translation":
-            return (self.ta if affine else 0.0) + self.a * v @ self.ra.T
+            return self.ta + self.a * v @ self.ra.T
         if kind == "rotation":
             return quat_multiply(quat_multiply(self.qa, v[:, [3, 0, 1, 2]]), self.qq)
         return self.a * self.q * v @ self.perm.T
@@ -276,7 +277,7 @@ def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, sta
     mapped = m.values(kind, values)
     if handles is not None:
         for side in (0, 1):
-            handles[:, :, side, 1] = m.values(kind, handles[:, :, side, 1], affine=True)
+            handles[:, :, side, 1] = m.values(kind, handles[:, :, side, 1])
     return [Channel(target.node, PATHS[kind], frames, mapped.astype(np.float32), bone=target.bone,
                     interpolation=INTERPOLATION[interp], handles=handles)]
 

@@ -51,7 +51,11 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         world[n] = (world[parent[n]] if parent[n] >= 0 else np.eye(4)) @ local[n]
     reached = _reached(tree, parent, order, warnings)
     rigs, rig_of_skin = _rigs(tree, acc, scene, parent, world, reached, warnings)
-    joint_of = {j: r for r in rigs for j in r.joints}
+    rigs_of: dict[int, list[Rig]] = {}
+    for r in rigs:
+        for j in r.joints:
+            rigs_of.setdefault(j, []).append(r)
+    joint_of = {j: rs[0] for j, rs in rigs_of.items()}       # the armature a joint's children hang on
     targets: dict[int, list[Target]] = {}
     post_of: dict[int, np.ndarray] = {}          # glTF node -> its Scene node's post (what children undo)
     scene_of: dict[int, int] = {}                # glTF node -> Scene node (joints: the armature's)
@@ -75,9 +79,8 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         else:
             up_node, pre = -1, B4
         if n in joint_of:
-            r = joint_of[n]
-            scene_of[n], post_of[n] = r.node, np.eye(4)
-            targets.setdefault(n, []).append(Target(r.node, r.maps[n], r.names[n], rest[n]))
+            scene_of[n], post_of[n] = joint_of[n].node, np.eye(4)
+            targets.setdefault(n, []).extend(Target(r.node, r.maps[n], r.names[n], rest[n]) for r in rigs_of[n])
             if "mesh" in nd or "camera" in nd:
                 warnings.warn("a joint's own mesh or camera is not read (only other nodes hang on bones)")
             continue
@@ -205,6 +208,9 @@ def _rigs(tree, acc, scene, parent, world, reached, warnings) -> tuple[list[Rig]
     rigs: list[Rig] = []
     by_key: dict[tuple, Rig] = {}
     of_skin: dict[int, Rig] = {}
+    # no armature lives on a joint (of any skin): its node is a bone
+    joints_anywhere = {j for s in items(tree, "skins") if isinstance(s, dict) and isinstance(s.get("joints"), list)
+                       for j in s["joints"] if isinstance(j, int)}
     for n, nd in enumerate(items(tree, "nodes")):
         if not reached[n] or "skin" not in nd or "mesh" not in nd:
             continue
@@ -218,7 +224,7 @@ def _rigs(tree, acc, scene, parent, world, reached, warnings) -> tuple[list[Rig]
                 warnings.warn("skins that share some joints but not all become separate armatures")
             skin = tree["skins"][s]
             name = skin.get("name") if isinstance(skin.get("name"), str) and skin.get("name") else "Armature"
-            taken = {r.host for r in rigs}
+            taken = {r.host for r in rigs} | joints_anywhere
             rig, arm = make_rig(tree, joints, ibm, parent, world, name, len(scene.armatures), B4, taken, warnings)
             scene.armatures.append(arm)
             rigs.append(rig)
