@@ -2,6 +2,8 @@
 a static cube, a rig of two bones skinning a box with two actions ("Walk", "Run"), and a cube
 with a keyed shape key. The reader must pose them as Blender did, and the scene must convert to
 each of our formats with its actions."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,8 +14,9 @@ from tests.blender.helpers import cube_with_rising_key, evaluated_positions
 from tests.blender.test_actions import _play_alone, rig_scene
 
 
-def _blender_glb(context, tmp_path, only: tuple[str, ...] = ()):
-    """The .glb of the whole scene, or of the objects named in `only`."""
+def _blender_glb(context, tmp_path, only: tuple[str, ...] = (), kind: str = "GLB"):
+    """The .glb (or, kind GLTF_SEPARATE, the .gltf with its .bin and picture) of the whole scene, or of
+    the objects named in `only`; the sliding cube wears a picture."""
     rig, body = rig_scene(context, 2)
     bpy.ops.mesh.primitive_cube_add(size=1.0, location=(4.0, 0.0, 0.5), rotation=(0.0, 0.0, 0.5))
     slide = context.active_object
@@ -22,17 +25,35 @@ def _blender_glb(context, tmp_path, only: tuple[str, ...] = ()):
     slide.location.y = 3.0
     slide.keyframe_insert("location", index=1, frame=10)
     slide.animation_data.action.name = "SlideY"
+    _textured(slide, tmp_path)
     keyed = cube_with_rising_key(context, 10)
     keyed.name = "Keyed"
     keyed.location = (-4.0, 0.0, 0.0)
     keyed.data.shape_keys.animation_data.action.name = "Rise"
     context.scene.frame_set(1)
-    path = tmp_path / "blender.glb"
+    path = tmp_path / "blender" / ("blender.glb" if kind == "GLB" else "blender.gltf")
+    path.parent.mkdir()
     for ob in context.scene.objects:
         ob.select_set(ob.name in only)
-    assert bpy.ops.export_scene.gltf(filepath=str(path), export_format="GLB", use_selection=bool(only)) == \
+    assert bpy.ops.export_scene.gltf(filepath=str(path), export_format=kind, use_selection=bool(only)) == \
         {"FINISHED"}
     return path, rig, body, keyed
+
+
+def _textured(ob, tmp_path):
+    """A material whose base colour is a 4x4 PNG picture, on `ob`."""
+    img = bpy.data.images.new("Checker", 4, 4)
+    img.pixels.foreach_set(np.tile([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0], 8).astype(np.float32))
+    img.filepath_raw = str(tmp_path / "checker.png")
+    img.file_format = "PNG"
+    img.save()
+    mat = bpy.data.materials.new("Checkered")
+    mat.use_nodes = True
+    tex = mat.node_tree.nodes.new("ShaderNodeTexImage")
+    tex.image = img
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    mat.node_tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    ob.data.materials.append(mat)
 
 
 def _same_points(a: np.ndarray, b: np.ndarray, tol: float) -> float:
@@ -51,9 +72,19 @@ def _ours(scene, anim, node, frame) -> np.ndarray:
     return p @ w[:3, :3].T + w[:3, 3]
 
 
-def test_blender_glb_reads_as_blender_poses_it(clean, tmp_path):
-    path, rig, body, keyed = _blender_glb(clean, tmp_path)
+@pytest.mark.parametrize("kind", ["GLB", "GLTF_SEPARATE"])
+def test_blender_glb_reads_as_blender_poses_it(clean, tmp_path, kind):
+    path, rig, body, keyed = _blender_glb(clean, tmp_path, kind=kind)
     s = codec.load(path)
+    # the picture: a file beside a .gltf; embedded in a .glb, kept by name (and said so)
+    (mat,) = [m for m in s.materials if m.name == "Checkered"]
+    (slot,) = mat.textures
+    image = s.images[slot.image]
+    assert slot.kind == "base_color" and image.name.lower().startswith("checker")
+    if kind == "GLB":
+        assert image.filepath == "" and any("kept by name only" in w for w in s.warnings)
+    else:
+        assert Path(image.filepath).parent == path.parent and Path(image.filepath).is_file()
     names = {n.name for n in s.nodes}
     assert {"Slide", "Keyed", "Body", "Rig"} <= names
     assert [b.name for b in s.armatures[0].bones] == ["root", "tip"]
