@@ -256,12 +256,12 @@ def _channels(acc: Accessors, s: dict, path: str, kind: str, target: Target, sta
         raise FormatError(f"key times past Blender's frames (+-{MAX_FRAME} at {fps:g} fps)", None, f"{path}.input")
     n = len(times)
     cubic = interp == "CUBICSPLINE"
+    if kind == "weights" and not target.shape_keys:
+        return []                   # a mesh whose primitives were not read (compressed) has no keys here
     out = acc.get(s.get("output"), f"{path}.output").astype(np.float64)
     width = len(target.shape_keys) if kind == "weights" else {"rotation": 4}.get(kind, 3)
     if out.size != n * width * (3 if cubic else 1) or (kind != "weights" and out.shape[1] != width):
         raise FormatError(f"{out.size} output values for {n} keys of {width}", None, f"{path}.output")
-    if kind == "weights" and width == 0:
-        return []
     out = out.reshape(n, 3, width) if cubic else out.reshape(n, 1, width)
     values = out[:, 1] if cubic else out[:, 0]
     frames = whole(start + times * fps)
