@@ -84,10 +84,10 @@ def quad(b: Builder | None = None, material: bool = True) -> Builder:
     return b
 
 
-def skinned(b: Builder | None = None) -> Builder:
-    """A 2-bone rig under an "Armature" node, a strip of 6 vertices skinned to it, a morph target, and
-    two animations: "Bend" (LINEAR rotation of bone 1 plus STEP translation of bone 0) and "Morph"
-    (CUBICSPLINE weights)."""
+def skinned(b: Builder | None = None, armature: np.ndarray | None = None) -> Builder:
+    """A 2-bone rig under an "Armature" node (with the 4x4 `armature` as its matrix, when given), a strip
+    of 6 vertices skinned to it, a morph target, and two animations: "Bend" (LINEAR rotation of bone 1
+    plus STEP translation of bone 0) and "Morph" (CUBICSPLINE weights)."""
     b = b or Builder()
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 2, 0], [1, 2, 0]], np.float32)
     tris = np.array([0, 1, 3, 0, 3, 2, 2, 3, 5, 2, 5, 4], np.uint16)
@@ -112,6 +112,8 @@ def skinned(b: Builder | None = None) -> Builder:
         {"name": "Tip", "translation": [0, 1, 0]},
         {"name": "Strip", "mesh": mesh, "skin": 0},
     ]
+    if armature is not None:
+        b.tree["nodes"][n0]["matrix"] = np.asarray(armature, float).T.reshape(-1).tolist()
     b.tree["skins"] = [{"joints": [n0 + 1, n0 + 2], "inverseBindMatrices": ibm_acc}]
     t = b.accessor(np.array([0, 1, 2], np.float32), minmax=True)
     half = np.sqrt(0.5)

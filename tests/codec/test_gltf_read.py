@@ -108,8 +108,9 @@ def test_sparse_normalized_and_interleaved_accessors():
     assert mesh.shape_keys[1].value == 0.5
 
 
-def _gltf_skinned_positions(times: list[float]) -> np.ndarray:
-    """The skinned fixture deformed as glTF defines it, computed here from its numbers."""
+def _gltf_skinned_positions(times: list[float], armature: np.ndarray) -> np.ndarray:
+    """The skinned fixture deformed as glTF defines it, computed here from its numbers (the joints'
+    world matrices take the armature node's)."""
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 2, 0], [1, 2, 0]], float)
     w1 = np.array([0, 0, .5, .5, 1, 1])
     out = []
@@ -121,14 +122,18 @@ def _gltf_skinned_positions(times: list[float]) -> np.ndarray:
         tip = root @ np.array([[c, -s, 0, 0], [s, c, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1.]])
         ibm1 = np.linalg.inv(np.array([[1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 1, 0], [0, 0, 0, 1.]]))
         h = np.c_[pos, np.ones(6)]
-        p0 = h @ root.T
-        p1 = h @ (tip @ ibm1).T
+        p0 = h @ (armature @ root).T
+        p1 = h @ (armature @ tip @ ibm1).T
         out.append(((1 - w1)[:, None] * p0 + w1[:, None] * p1)[:, :3])
     return np.array(out)
 
 
-def test_skin_plays_as_gltf_skins_it_at_every_key_and_between():
-    s = scene_of(F.skinned().glb())
+TURNED = np.array([[np.cos(0.7), 0, np.sin(0.7), 1], [0, 1, 0, 2], [-np.sin(0.7), 0, np.cos(0.7), 3], [0, 0, 0, 1]])
+
+
+@pytest.mark.parametrize("armature", [np.eye(4), TURNED @ np.diag([2.0, 2.0, 2.0, 1.0])], ids=["plain", "turned"])
+def test_skin_plays_as_gltf_skins_it_at_every_key_and_between(armature):
+    s = scene_of(F.skinned(armature=armature).glb())
     (arm,) = s.armatures
     assert [b.name for b in arm.bones] == ["Root", "Tip"] and arm.bones[1].parent == 0
     assert [a.name for a in s.animations] == ["Bend", "Morph"]
@@ -137,7 +142,7 @@ def test_skin_plays_as_gltf_skins_it_at_every_key_and_between():
     node = next(i for i, n in enumerate(s.nodes) if n.kind == "MESH")
     frames = [0, 12, 24, 36, 48]
     got = animation.mesh_frames(s, bend, node, frames)
-    want = np.stack([blender(p) for p in _gltf_skinned_positions([f / 24 for f in frames])])
+    want = np.stack([blender(p) for p in _gltf_skinned_positions([f / 24 for f in frames], armature)])
     # welded: the file's vertices map to the Scene's one to one here (nothing shared a point)
     np.testing.assert_allclose(got, want, atol=1e-5)
     interp = {c.bone: c.interpolation for c in bend.channels if len(c.frames) == 3}
