@@ -133,7 +133,7 @@ def _transform_channels(track: Track, g: int, chans: dict[str, Channel], A: np.n
     """One node's TRS channels, their values carried through local = A @ TRS @ P (A affine, P a scaled
     signed permutation), each on its own keys."""
     A_lin = A[:3, :3]
-    _, qa, sa = axes.decompose(A)
+    _, qa, _ = axes.decompose(A)
     s_a = float(np.cbrt(abs(np.linalg.det(A_lin)))) or 1.0
     s_p = float(np.cbrt(abs(np.linalg.det(P[:3, :3])))) or 1.0
     p_rot = P[:3, :3] / s_p

@@ -178,68 +178,74 @@ def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
     return q * np.float32(scale) if scale != 1.0 else q
 
 
-def grid(points: np.ndarray) -> np.ndarray | None:
-    """(3,) the step every coordinate of `points` (..., 3) is a whole multiple of, per axis, within int16
-    (a vertex-animated mesh packed on a grid, as Unreal's frames are); None when some axis has none."""
+def grid(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(step (3,), whole steps (..., 3) int32) when every coordinate of `points` (..., 3) is a whole multiple
+    of a step per axis, within int16 (a vertex-animated mesh packed on a grid, as Unreal's frames are);
+    None when some axis has none."""
     base = points.reshape(-1, 3)[: 1 << 16]
     out = np.ones(3)
+    ints = np.empty(points.shape, np.int32)
     for k in range(3):
-        v = np.unique(base[:, k])
-        steps = np.diff(v)
-        if not len(steps):
-            continue                                # one value: any step holds it; 1 keeps it simple
-        q = float(steps.min())
+        steps = np.diff(np.unique(base[:, k]))
+        q = float(steps.min()) if len(steps) else 1.0    # one value: any step holds it
         for div in (1, 2, 3, 4, 8):
             step = q / div
             if step <= 0 or np.abs(points[..., k]).max() / step > 32767:
                 return None
-            r = points[..., k] / np.float32(step)
-            if np.abs(r - np.rint(r)).max() < 1e-3:
+            r = points[..., k] * np.float32(1.0 / step)
+            whole = np.rint(r)
+            if np.abs(r - whole, out=r).max() < 1e-3:
                 out[k] = step
+                ints[..., k] = whole
                 break
         else:
             return None
-    return out
+    return out, ints
+
+
+def _gltf_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row (min, max) of Blender (x, y, z) columns as glTF's (x, z, -y)."""
+    return np.stack([lo[:, 0], lo[:, 2], -hi[:, 1]], 1), np.stack([hi[:, 0], hi[:, 2], -lo[:, 1]], 1)
 
 
 def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize: bool):
     """The morph targets (deltas from their reference key), every target in one pass: dense ones in one
     buffer view per component type, sparse ones where few vertices move. -> (targets, base POSITION
     accessor, grid step or None). quantize: when every key lies on a grid (Unreal frames), positions and
-    deltas are whole steps (KHR_mesh_quantization: bytes or shorts), the step goes on the node."""
+    deltas are whole steps (KHR_mesh_quantization: bytes or shorts), the step goes on the node. The bulk
+    work stays in Blender's axes; glTF's (x, z, -y) is taken where the rows are written."""
     keys = mesh.shape_keys
     every = np.stack([np.asarray(k.positions, np.float32) for k in keys])          # (K, V, 3)
-    pts = points_from_blender(every.reshape(-1, 3)).reshape(every.shape)
     if scale != 1.0:
-        pts *= np.float32(scale)
+        every *= np.float32(scale)
     refs = np.array([k.relative_to if 0 < k.relative_to < len(keys) else 0 for k in keys[1:]], np.int64)
-    step = grid(pts) if quantize else None
-    if step is not None:
-        ints = np.rint(pts / step.astype(np.float32)).astype(np.int32)
-        base = buf.accessor(ints[0][source].astype("<i2"), ARRAY_BUFFER, bounds=True)
+    found = grid(every) if quantize else None
+    step = None
+    if found is not None:
+        step, ints = found[0][[0, 2, 1]], found[1]
+        base = buf.accessor(points_from_blender(ints[0][source]).astype("<i2"), ARRAY_BUFFER, bounds=True)
         delta = ints[1:] - (ints[0] if not refs.any() else ints[refs])
     else:
-        base = buf.accessor(pts[0][source], ARRAY_BUFFER, bounds=True)
-        delta = pts[1:] - (pts[0] if not refs.any() else pts[refs])
+        base = buf.accessor(points_from_blender(every[0][source]), ARRAY_BUFFER, bounds=True)
+        delta = every[1:] - (every[0] if not refs.any() else every[refs])
     used = np.unique(source)
     d_used = delta if len(used) == delta.shape[1] else delta[:, used]
-    lo, hi = d_used.min(1), d_used.max(1)                                       # (K-1, 3)
+    lo, hi = _gltf_bounds(d_used.min(1), d_used.max(1))                       # (K-1, 3), glTF axes
     moved = (d_used != 0).any(2)
     counts = np.bincount(np.searchsorted(used, source), minlength=len(used))   # glTF vertices per Scene vertex
     n_moved = moved.astype(np.int64) @ counts
     n = len(source)
     sparse = n_moved < SPARSE_BELOW * n
-    if step is None:
-        kinds = np.zeros(len(delta), np.int8)          # 0 float, 1 byte, 2 short
-    else:
-        kinds = np.where((lo >= -127).all(1) & (hi <= 127).all(1), 1, 2).astype(np.int8)
+    kinds = np.zeros(len(delta), np.int8)              # 0 float (of whole steps when quantized), 1 byte, 2 short
+    if step is not None:
+        kinds[(lo >= -32767).all(1) & (hi <= 32767).all(1)] = 2
+        kinds[(lo >= -127).all(1) & (hi <= 127).all(1)] = 1
     out: list[dict] = [{} for _ in range(len(delta))]
     for k in np.flatnonzero(n_moved == 0).tolist():
         out[k]["POSITION"] = buf.zeros(n)
     for k in np.flatnonzero(sparse & (n_moved > 0)).tolist():
         rows = np.flatnonzero(moved[k][np.searchsorted(used, source)])
-        values = delta[k][source[rows]]
-        values = values if step is None else values.astype("i1" if kinds[k] == 1 else "<i2")
+        values = points_from_blender(delta[k][source[rows]]).astype(("<f4", "i1", "<i2")[kinds[k]])
         out[k]["POSITION"] = buf.sparse(values, rows, n, (lo[k], hi[k]))
     for kind, dtype in ((0, "<f4"), (1, "i1"), (2, "<i2")):
         dense = np.flatnonzero(~sparse & (n_moved > 0) & (kinds == kind))
@@ -247,7 +253,9 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
             continue
         width = 3 if kind == 0 else 4                   # byte and short rows padded to 4 bytes
         small = np.zeros((len(dense), delta.shape[1], width), dtype)    # per Scene vertex, then one gather
-        small[:, :, :3] = delta if len(dense) == len(delta) else delta[dense]
+        part = delta if len(dense) == len(delta) else delta[dense]
+        small[:, :, 0], small[:, :, 1] = part[:, :, 0], part[:, :, 2]
+        np.negative(part[:, :, 1], out=small[:, :, 2], casting="unsafe")
         block = np.take(small, source, axis=1)
         first = buf.block(block)
         for j, k in enumerate(dense.tolist()):
