@@ -416,3 +416,22 @@ def test_lgf_check_compares_a_gltf_and_the_files_beside_it(tmp_path, capsys):
     assert main(["check", str(tmp_path / "j.gltf")]) == 0
     out = capsys.readouterr().out
     assert all(f"{tmp_path / name}: " in out for name in ("j.gltf", "j.bin", "jeep1.jpg"))
+
+
+def test_a_delta_past_a_short_is_a_float_of_whole_steps(tmp_path):
+    """Keys on a grid from -30000 to 30000 steps (each fits a short; the move between them does not)."""
+    from addon.codec.scene import ShapeKey
+    pos = np.array([[-30000, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32)
+    far = pos.copy()
+    far[0, 0] = 30000
+    near = pos.copy()
+    near[1, 2] = 0.5
+    mesh = Mesh.from_triangles("m", pos, [[0, 1, 2]], shape_keys=[ShapeKey("Basis", pos), ShapeKey("Far", far, value=1.0),
+                                                                     ShapeKey("Near", near, value=1.0)])
+    save(Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh]), tmp_path / "m.glb")
+    g = Gltf(tmp_path / "m.glb")
+    prim = g.json["meshes"][0]["primitives"][0]
+    assert g.json["accessors"][prim["attributes"]["POSITION"]]["componentType"] == 5122
+    assert [g.json["accessors"][t["POSITION"]]["componentType"] for t in prim["targets"]] == [5126, 5120]
+    want = to_gltf_axes(np.where(np.arange(3)[:, None] == 0, far, near)[mesh.corners])
+    np.testing.assert_allclose(gltf_corners(g, 0), want, atol=1e-6)
