@@ -435,3 +435,26 @@ def test_a_delta_past_a_short_is_a_float_of_whole_steps(tmp_path):
     assert [g.json["accessors"][t["POSITION"]]["componentType"] for t in prim["targets"]] == [5126, 5120]
     want = to_gltf_axes(np.where(np.arange(3)[:, None] == 0, far, near)[mesh.corners])
     np.testing.assert_allclose(gltf_corners(g, 0), want, atol=1e-6)
+
+
+def test_every_uv_map_and_colour_set_travels_per_vertex(tmp_path):
+    """Two UV maps (V flipped: glTF's origin is the top left) and a colour set, split where corners differ."""
+    scene = load(ASSETS / "unigine" / "grid_static.mesh")
+    mesh = scene.meshes[0]
+    mesh.uv_layers["Second"] = mesh.uv_layers["UVMap"][:, ::-1] * np.float32(0.5)
+    save(scene, tmp_path / "c.gltf")
+    g = Gltf(tmp_path / "c.gltf")
+    node = next(i for i, n in enumerate(g.json["nodes"]) if "mesh" in n)
+    prim = g.json["meshes"][g.json["nodes"][node]["mesh"]]["primitives"][0]
+    assert {"TEXCOORD_0", "TEXCOORD_1", "COLOR_0"} <= set(prim["attributes"])
+    idx = np.concatenate([g.accessor(p["indices"])[:, 0].astype(int)
+                          for p in g.json["meshes"][g.json["nodes"][node]["mesh"]]["primitives"]])
+    from addon.codec.meshops import triangulate
+    tris, _ = triangulate(mesh.faces, len(mesh.corners))
+    rows = tris.reshape(-1)
+    for attr, want in (("TEXCOORD_0", mesh.uv_layers["UVMap"][rows]), ("TEXCOORD_1", mesh.uv_layers["Second"][rows]),
+                       ("COLOR_0", mesh.colors["Color"][rows])):
+        got = g.accessor(prim["attributes"][attr])[idx]
+        if attr.startswith("TEXCOORD"):
+            got[:, 1] = 1.0 - got[:, 1]
+        np.testing.assert_allclose(got, want, atol=1e-6, err_msg=attr)
