@@ -147,3 +147,30 @@ def full() -> Builder:
     b.tree["nodes"] += [{"camera": 0, "translation": [0, 0, 5]},
                         {"extensions": {"KHR_lights_punctual": {"light": 0}}, "rotation": [0, 0.6, 0, 0.8]}]
     return b
+
+
+def png_bytes(rgba: np.ndarray, filters: list[int]) -> bytes:
+    """An 8-bit RGBA PNG of `rgba` (H, W, 4) uint8, top row first, row y filtered with filters[y]
+    (0 none, 1 sub, 2 up, 3 average, 4 paeth), written here byte by byte."""
+    import zlib
+    h, w, _ = rgba.shape
+    img = rgba.astype(np.int64)
+    raw = bytearray()
+    for y in range(h):
+        raw.append(filters[y])
+        for x in range(w):
+            for ch in range(4):
+                cur = img[y, x, ch]
+                a = img[y, x - 1, ch] if x else 0
+                b = img[y - 1, x, ch] if y else 0
+                c = img[y - 1, x - 1, ch] if x and y else 0
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                paeth = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                pred = [0, a, b, (a + b) // 2, paeth][filters[y]]
+                raw.append((cur - pred) % 256)
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes(raw))) + chunk(b"IEND", b""))

@@ -402,3 +402,34 @@ def test_skins_sharing_some_joints_each_get_their_keys():
     arms = [i for i, n in enumerate(s.nodes) if n.kind == "ARMATURE"]
     keyed = {c.target for c in s.animations[0].channels if c.bone == "Tip" and len(c.frames) == 3}
     assert keyed == set(arms)
+
+
+@pytest.mark.parametrize("filters", [[0, 1, 2, 0, 1, 2], [0, 1, 2, 3, 4, 4], [4, 3, 3, 4, 1, 0]])
+def test_an_embedded_png_comes_as_pixels(filters):
+    """A .glb's picture (a buffer view) arrives as the Scene image's pixels, bottom row first, whatever
+    scanline filters the PNG used; a JPEG one is named."""
+    rgba = np.random.default_rng(7).integers(0, 256, (6, 5, 4), dtype=np.uint8)
+    b = F.quad()
+    b.tree["images"] = [{"bufferView": b.view(F.png_bytes(rgba, filters)), "mimeType": "image/png", "name": "pic"},
+                        {"bufferView": b.view(b"\xff\xd8\xff\xe0 not really a jpeg"), "mimeType": "image/jpeg"}]
+    b.tree["textures"] = [{"source": 0}, {"source": 1}]
+    b.tree["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = {"index": 0}
+    b.tree["materials"][0]["emissiveTexture"] = {"index": 1}
+    w = Warnings()
+    s = scene_of(b.glb(), warnings=w)
+    np.testing.assert_array_equal(np.round(s.images[0].pixels * 255).astype(np.uint8), rgba[::-1])
+    assert s.images[1].pixels is None and s.images[1].name == "image1.jpg"
+    assert any("other than PNG" in t for t in w.as_list())
+
+
+def test_a_small_png_cannot_unpack_into_gigabytes():
+    import zlib
+    rows = zlib.compress(b"\0" * (4096 * (4096 * 4 + 1)), 9)          # 64 MB of scanlines in ~65 KB
+    head = struct.pack(">IIBBBBB", 4096, 4096, 8, 6, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + b"".join(struct.pack(">I", len(body)) + kind + body + b"\0\0\0\0"
+                                          for kind, body in ((b"IHDR", head), (b"IDAT", rows), (b"IEND", b"")))
+    b = F.quad()
+    b.tree["images"] = [{"bufferView": b.view(png), "mimeType": "image/png"}]
+    w = Warnings()
+    s = scene_of(b.glb(), warnings=w)
+    assert s.images[0].pixels is None and any("4096 x 4096 pixels" in t for t in w.as_list())

@@ -123,6 +123,11 @@ class Accessors:
             return np.maximum(out.astype(np.float32) / np.float32(scale), np.float32(-1.0))
         return out.astype(np.float32, copy=False)
 
+    def view_bytes(self, index, path: str) -> bytes:
+        """A buffer view's bytes (an embedded picture's)."""
+        data, start, length, _ = self._view(index, path)
+        return data[start:start + length]
+
     def _view(self, index, path: str) -> tuple[bytes, int, int, int | None]:
         """(the buffer's bytes, the view's start in it, its length, its byteStride or None)."""
         v = obj(self.doc.json, "bufferViews", index, path)

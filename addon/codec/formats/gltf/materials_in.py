@@ -13,17 +13,24 @@ from urllib.parse import unquote
 
 from ...errors import FormatError, Warnings
 from ...scene import Image, Material, TextureSlot
-from .accessors_in import extension, floats, items, known, num, obj
+from .accessors_in import Accessors, extension, floats, items, known, num, obj
+from .images_in import PNG_MAGIC, png_pixels
 from .mesh_in import uv_name
 from .model import Document
+from .read import data_uri
 
 WRAP = {10497: "REPEAT", 33071: "EXTEND", 33648: "MIRROR"}
+MIN_PIXELS = 1 << 20
+PIXELS_PER_BYTE = 3
 MIME_EXT = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp", "image/ktx2": ".ktx2"}
 
 
-def read_images(doc: Document, warnings: Warnings) -> list[Image]:
+def read_images(doc: Document, acc: Accessors, warnings: Warnings) -> list[Image]:
     out = []
     folder = Path(doc.path).parent if doc.path else None
+    # pixels the embedded pictures may unpack to: a picture compresses a few times at most, so a small
+    # file cannot ask for gigabytes (a flat picture past this is named, not decoded)
+    budget = max(MIN_PIXELS, PIXELS_PER_BYTE * (sum(len(b) for b in doc.buffers) + len(doc.json_text)))
     for i, im in enumerate(items(doc.json, "images")):
         if not isinstance(im, dict):
             raise FormatError("not an object", None, f"images[{i}]")
@@ -38,8 +45,22 @@ def read_images(doc: Document, warnings: Warnings) -> list[Image]:
             out.append(Image(name, str(f) if found else ""))
             continue
         mime = im.get("mimeType") or (uri[5:uri.find(";")] if ";" in uri else "")
-        out.append(Image(name or f"image{i}{MIME_EXT[mime] if known(mime, MIME_EXT) else '.png'}"))
-        warnings.warn("images embedded in the file (.glb or data: URIs) are kept by name only, not extracted")
+        image = Image(name or f"image{i}{MIME_EXT[mime] if known(mime, MIME_EXT) else '.png'}")
+        out.append(image)
+        if not uri and "bufferView" not in im:
+            warnings.warn(f"image {i} has neither a URI nor a buffer view")
+            continue
+        data = data_uri(uri, f"images[{i}].uri") if uri else \
+            acc.view_bytes(im.get("bufferView"), f"images[{i}].bufferView")
+        if data.startswith(PNG_MAGIC):
+            try:
+                image.pixels = png_pixels(data, budget)
+                budget -= image.pixels.shape[0] * image.pixels.shape[1]
+                continue
+            except FormatError as e:
+                warnings.warn(f"embedded picture {image.name!r} is not read: {e}")
+                continue
+        warnings.warn("embedded pictures other than PNG (JPEG, WebP) are kept by name only, not decoded")
     return out
 
 

@@ -158,7 +158,7 @@ def _load_buffers(doc: Document, resources: dict[str, bytes], warnings: Warnings
                 raise FormatError("buffer 0 has no URI and the .glb no BIN chunk", None, path)
             raise FormatError("a buffer without a URI", None, f"{path}.uri")
         if uri.startswith("data:"):
-            blob = _data_uri(uri, f"{path}.uri")
+            blob = data_uri(uri, f"{path}.uri")
         elif uri in resources:
             doc.resources[uri] = resources[uri]
             blob = resources[uri]
@@ -174,7 +174,7 @@ def _load_buffers(doc: Document, resources: dict[str, bytes], warnings: Warnings
             doc.resources[uri] = resources[uri]
 
 
-def _data_uri(uri: str, path: str) -> bytes:
+def data_uri(uri: str, path: str) -> bytes:
     head, sep, body = uri.partition(",")
     if not sep or not head.endswith(";base64"):
         raise FormatError("a data: URI that is not base64", None, path)

@@ -41,7 +41,7 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         if not known(e, MAPPED | NAMED_WHERE_USED):
             warnings.warn(f"glTF extension {e} is not read: what it adds is left out")
     acc = Accessors(doc)
-    scene.images = read_images(doc, warnings)
+    scene.images = read_images(doc, acc, warnings)
     scene.materials = read_materials(tree, warnings)
     nodes = items(tree, "nodes")
     parent, order = _graph(tree)
