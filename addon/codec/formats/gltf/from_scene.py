@@ -30,7 +30,7 @@ ASPECT = 4.0 / 3.0             # the frame the legacy formats render: the field 
 
 
 class Frames:
-    """The conjugation to glTF axes and units, and each written node's own frame correction."""
+    """The conjugation to glTF axes and units (G = scale * TO_GLTF)."""
 
     def __init__(self, scale: float) -> None:
         self.scale = scale
@@ -61,6 +61,8 @@ def trs_json(m: np.ndarray) -> dict:
 
 
 class Writer:
+    """One Scene written as one glTF document: nodes first, then meshes and skins, then animations."""
+
     def __init__(self, scene: Scene, opts: ExportOptions, warnings: Warnings) -> None:
         self.sc, self.opts, self.warnings = scene, opts, warnings
         self.fr = Frames(float(opts.scale) if opts.scale > 0 else 1.0)
@@ -281,7 +283,8 @@ class Writer:
         animation_out.write_animations(self)
         for g, kids in self.children.items():
             self.nodes[g]["children"] = kids
-        roots = [g for g in range(len(self.nodes)) if not any(g in k for k in self.children.values())]
+        has_parent = {c for kids in self.children.values() for c in kids}
+        roots = [g for g in range(len(self.nodes)) if g not in has_parent]
         if self.nodes:
             self.json["nodes"] = self.nodes
         self.json["scenes"] = [{"name": "Scene", **({"nodes": roots} if roots else {})}]
