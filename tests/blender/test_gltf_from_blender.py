@@ -76,13 +76,15 @@ def _ours(scene, anim, node, frame) -> np.ndarray:
 def test_blender_glb_reads_as_blender_poses_it(clean, tmp_path, kind):
     path, rig, body, keyed = _blender_glb(clean, tmp_path, kind=kind)
     s = codec.load(path)
-    # the picture: a file beside a .gltf; embedded in a .glb, kept by name (and said so)
+    # the picture: a file beside a .gltf; embedded in a .glb, its pixels
     (mat,) = [m for m in s.materials if m.name == "Checkered"]
     (slot,) = mat.textures
     image = s.images[slot.image]
     assert slot.kind == "base_color" and image.name.lower().startswith("checker")
-    if kind == "GLB":
-        assert image.filepath == "" and any("kept by name only" in w for w in s.warnings)
+    if kind == "GLB":               # decoded from the .glb: the pixels Blender has
+        want = np.array(bpy.data.images["Checker"].pixels[:], np.float32).reshape(4, 4, 4)
+        assert image.filepath == "" and image.pixels is not None
+        np.testing.assert_allclose(image.pixels, want, atol=1 / 255)
     else:
         assert Path(image.filepath).parent == path.parent and Path(image.filepath).is_file()
     names = {n.name for n in s.nodes}
