@@ -368,6 +368,9 @@ def test_lgf_converts_to_and_from_gltf(samples, tmp_path):
     assert sorted(p.name for p in tree.rglob("*.glb")) == ["box.glb", "cube_v2.glb", "mar_rifle.glb", "skinned_v2.glb"]
     assert main(["convert", str(ASSETS / "3ds"), "--to", "gltf", "-d", str(tmp_path / "g"), "-q"]) != 0   # wrong.3ds
     assert (tmp_path / "g" / "jeep1.gltf").is_file() and (tmp_path / "g" / "jeep1.bin").is_file()
+    # models whose textures have one name (texture.png), side by side: each keeps its own picture
+    assert {p.name for p in (tmp_path / "g").glob("*.png")} >= {
+        f"{m}_texture.png" for m in ("cube_two_instances", "cube_with_materials", "cube_with_texture_transformations")}
     back = tmp_path / "rifle.u3d"
     assert main(["convert", str(out), str(back)]) == 0
     assert [a.name for a in load(back).animations] == ["All", "Fire", "Reload"]
@@ -415,7 +418,7 @@ def test_lgf_check_compares_a_gltf_and_the_files_beside_it(tmp_path, capsys):
     save(load(ASSETS / "3ds" / "jeep1.3ds"), tmp_path / "j.gltf")
     assert main(["check", str(tmp_path / "j.gltf")]) == 0
     out = capsys.readouterr().out
-    assert all(f"{tmp_path / name}: " in out for name in ("j.gltf", "j.bin", "jeep1.jpg"))
+    assert all(f"{tmp_path / name}: " in out for name in ("j.gltf", "j.bin", "j_jeep1.jpg"))
 
 
 def test_a_delta_past_a_short_is_a_float_of_whole_steps(tmp_path):

@@ -83,4 +83,11 @@ def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes, dict[str,
         name = f"{stem}.bin"
         tree["buffers"][0]["uri"] = name
         beside[name] = buffer
+    # images beside a .gltf take its name first: models converted into one folder never share (or refuse
+    # to overwrite) a picture of the same name
+    for image in tree.get("images", []):
+        uri = image.get("uri", "")
+        if uri in doc.resources:
+            image["uri"] = f"{stem}_{uri}"
+            beside[image["uri"]] = beside.pop(uri)
     return _dumps(tree), beside
