@@ -461,3 +461,23 @@ def test_every_uv_map_and_colour_set_travels_per_vertex(tmp_path):
         if attr.startswith("TEXCOORD"):
             got[:, 1] = 1.0 - got[:, 1]
         np.testing.assert_allclose(got, want, atol=1e-6, err_msg=attr)
+
+
+def test_a_placed_armature_and_the_scale_option_keep_the_skinned_pose(tmp_path):
+    """The armature object turned and moved, the file written at twice the size: every key's pose is the
+    source's, doubled (inverse bind matrices, joints and keys all in one frame)."""
+    from addon.codec import axes
+    scene = load(ASSETS / "ultimate3d" / "skinned_v2.u3d")
+    arm = next(i for i, n in enumerate(scene.nodes) if n.kind == "ARMATURE")
+    scene.nodes[arm].matrix = axes.compose([1.0, -2.0, 0.5], axes.axis_angle_to_quat([0, 0, 1], 0.7), [1, 1, 1])
+    save(scene, tmp_path / "s.glb", scale=2.0)
+    g = Gltf(tmp_path / "s.glb")
+    skinned = [i for i, n in enumerate(scene.nodes) if n.kind == "MESH" and not n.hide
+               and scene.meshes[n.data].skin is not None]
+    tol = 1e-4 * size_of(scene)
+    for a in scene.animations:
+        for f in np.unique(np.concatenate([c.frames for c in a.channels])):
+            if a.frame_start <= f <= a.frame_end:
+                for i in skinned:
+                    got = gltf_corners(g, node_of(g, scene, i), g.animation(a.name), (f - a.frame_start) / (a.fps or 24.0))
+                    same_shape(got, 2 * source_corners(scene, i, a, f), 2 * tol)
