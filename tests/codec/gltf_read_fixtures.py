@@ -133,9 +133,11 @@ def skinned(b: Builder | None = None, armature: np.ndarray | None = None) -> Bui
 
 
 def full() -> Builder:
-    """The quad with a textured material (sampler, KHR_texture_transform), a camera and a spot light."""
+    """The quad with a textured material (a PNG data: URI, a sampler, KHR_texture_transform), a camera and a
+    spot light."""
     b = quad()
-    b.tree["images"] = [{"uri": "data:image/png;base64,iVBORw0KGgo=", "name": "tex"}]
+    pic = png_bytes(np.arange(3 * 4 * 4, dtype=np.uint8).reshape(3, 4, 4) * 5, [1, 4, 3])
+    b.tree["images"] = [{"uri": "data:image/png;base64," + base64.b64encode(pic).decode(), "name": "tex"}]
     b.tree["samplers"] = [{"wrapS": 33648, "wrapT": 33648}]
     b.tree["textures"] = [{"source": 0, "sampler": 0}]
     b.tree["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"] = {
