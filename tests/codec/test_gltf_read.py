@@ -434,3 +434,16 @@ def test_a_small_png_cannot_unpack_into_gigabytes():
     w = Warnings()
     s = scene_of(b.glb(), warnings=w)
     assert s.images[0].pixels is None and any("4096 x 4096 pixels" in t for t in w.as_list())
+
+
+def test_a_skinned_meshs_own_node_keys_do_not_move_it():
+    """glTF ignores a skinned mesh node's transform: keys on it are not played."""
+    b = F.skinned()
+    strip = next(i for i, n in enumerate(b.tree["nodes"]) if n.get("name") == "Strip")
+    t = b.tree["animations"][0]["samplers"][1]["input"]
+    out = b.accessor(np.array([[0, 0, 0], [5, 0, 0], [9, 0, 0]], np.float32))
+    b.tree["animations"][0]["samplers"].append({"input": t, "output": out})
+    b.tree["animations"][0]["channels"].append({"sampler": 2, "target": {"node": strip, "path": "translation"}})
+    s = scene_of(b.glb())
+    node = next(i for i, n in enumerate(s.nodes) if n.kind == "MESH")
+    assert not any(c.target == node and not c.bone for c in s.animations[0].channels)

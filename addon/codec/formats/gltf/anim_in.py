@@ -164,6 +164,7 @@ class Target:
     bone: str = ""
     rest: tuple | None = None        # the node's rest (t, q xyzw, s): a bone's unanimated parts
     shape_keys: list[str] = field(default_factory=list)
+    moves: bool = True               # its translation, rotation and scale keys play
 
 
 def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, list[Target]],
@@ -188,6 +189,8 @@ def read_animations(tree: dict, acc: Accessors, fps: float, targets: dict[int, l
             obj(tree, "nodes", t["node"], f"{cp}.target.node")
             sampler = obj(a, "samplers", ch.get("sampler"), f"{cp}.sampler")
             for target in targets.get(t["node"], []):
+                if kind != "weights" and not target.moves:
+                    continue
                 anim.channels += _channels(acc, sampler, f"{path}.samplers[{ch['sampler']}]", kind, target,
                                            start, rate)
                 if target.bone:

@@ -113,7 +113,9 @@ def to_scene(doc: Document, opts: ImportOptions, warnings: Warnings) -> Scene:
         post_of[n] = post
         if host is not None:
             host.node = scene_of[n]
-        targets.setdefault(n, []).append(Target(scene_of[n], LocalMap(pre, post), shape_keys=keys))
+        # a skinned mesh's own transform is ignored (glTF): only its morph weights play
+        targets.setdefault(n, []).append(Target(scene_of[n], LocalMap(pre, post), shape_keys=keys,
+                                                moves=not (kind == "MESH" and "skin" in nd)))
     for i, r in skinned:
         scene.nodes[i].parent, scene.nodes[i].parent_bone = r.node, ""
         scene.nodes[i].matrix = inverse_or_identity(scene.world_matrix(r.node))
