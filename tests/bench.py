@@ -17,9 +17,10 @@ Blender allows, the geometry-nodes copy that the bridge also uses
 taken in turns (floor, attribute floor, ours; three rounds), so that a machine
 whose speed drifts over a minute slows each of them alike.
 
-    python3 build.py bench [--quick] [bridge|parse|3ds|unreal|u3d|unigine|lgf ...]
+    python3 build.py bench [--quick] [bridge|parse|3ds|unreal|u3d|unigine|lgf|gltf ...]
 
-The `lgf` row (tests/bench_cli.py) converts a generated tree of 1,000 small
+The `gltf` rows (tests/bench_gltf.py) convert to .glb without Blender, beside reading the source
+and writing the same bytes. The `lgf` row (tests/bench_cli.py) converts a generated tree of 1,000 small
 files with the command line, in files per second, beside reading and writing
 the same bytes alone.
 """
@@ -235,6 +236,10 @@ def main(argv: list[str]) -> int:
     if not only or "lgf" in only:
         from tests.bench_cli import bench_cli
         bench_cli(200 if quick else 1000)
+    gltf_rows = []
+    if not only or "gltf" in only:
+        from tests.bench_gltf import rows_gltf
+        gltf_rows = rows_gltf(lgf, quick)
     print()
     print(f"| {'row':<52} | {'time ms':>9} | {'floor ms':>9} | {'ratio':>5} | {'attr floor ms':>13} | {'ratio':>5} "
           f"| {'verdict':<20} |")
@@ -249,6 +254,14 @@ def main(argv: list[str]) -> int:
         for name, t, floor in parse_rows:
             print(f"| {name:<52} | {t * 1000:9.1f} | {floor * 1000:9.1f} | {BUDGET * 1000:9.0f} | "
                   f"{'OK' if t < BUDGET else 'TOO SLOW':<8} |")
+    if gltf_rows:
+        print()
+        print(f"| {'conversion (codec, no Blender)':<52} | {'time ms':>9} | {'floor ms':>9} | {'ratio':>5} | verdict  "
+              f"| {'.glb MB':>7} | {'source MB':>9} |")
+        print(f"|{'-' * 54}|{'-' * 11}|{'-' * 11}|{'-' * 7}|{'-' * 10}|{'-' * 9}|{'-' * 11}|")
+        for name, t, floor, src, glb in gltf_rows:
+            print(f"| {name:<52} | {t * 1000:9.1f} | {floor * 1000:9.1f} | {t / floor:5.2f} | "
+                  f"{'OK' if t / floor <= TARGET else 'misses':<8} | {glb / 1e6:7.1f} | {src / 1e6:9.1f} |")
     return 0
 
 

@@ -112,7 +112,22 @@ def seeds() -> dict[str, list[Case]]:
     out["u3d"] = [Case("u3d", {p.name: p.read_bytes()}, p.name, p.name)
                   for p in sorted((ASSETS / "ultimate3d").glob("*.u3d"))]
     out["u3d"].append(Case("u3d", {"cube_v1.u3d": _v1_u3d()}, "cube_v1.u3d", "cube_v1.u3d"))
+    out["glb"], out["gltf"] = _gltf_seeds()
     return out
+
+
+def _gltf_seeds() -> tuple[list[Case], list[Case]]:
+    """Hand-built glTF files (tests/codec/gltf_read_fixtures.py): a textured quad with a camera and a
+    light, and a skinned, morphing strip with animations; as .glb, and as .gltf with a data: URI or
+    a .bin beside it (either file damaged)."""
+    from tests.codec import gltf_read_fixtures as G
+    glb = [Case("glb", {"quad.glb": G.full().glb()}, "quad.glb", "quad.glb"),
+           Case("glb", {"rig.glb": G.skinned().glb()}, "rig.glb", "rig.glb")]
+    text, files = G.skinned().gltf("rig.bin")
+    gltf = [Case("gltf", {"rig.gltf": text, **files}, "rig.gltf", victim)
+            for victim in ("rig.gltf", "rig.gltf", "rig.gltf", "rig.bin")]
+    gltf.append(Case("gltf", {"quad.gltf": G.full().gltf()[0]}, "quad.gltf", "quad.gltf"))
+    return glb, gltf
 
 
 # ---------------------------------------------------------------------------
@@ -258,10 +273,25 @@ def _splice(rng, b: bytearray, case: Case, others: list[bytes]) -> None:
 MUTATIONS = [_flip, _flip, _truncate, _insert, _delete, _integer, _integer, _integer, _float, _float, _splice]
 
 
+_JSON_NUMBERS = [b"-1", b"0", b"1", b"3", b"4", b"5", b"255", b"65535", b"4294967295", b"2147483648", b"1e308",
+                 b"0.5", b"99999999999", b"-0", b"1e-300", b"5126", b"5125", b"34962", b"[]", b"{}", b'"x"', b"null"]
+
+
+def _json_text(rng, b: bytearray, case: Case, _) -> None:
+    """A .gltf's numbers (indices, counts, offsets, types) replaced by interesting ones, or a key dropped."""
+    text = bytes(b)
+    spans = [m.span() for m in re.finditer(rb"-?[0-9][0-9.eE+-]*", text)]
+    if not spans:
+        return _integer(rng, b, case, _)
+    lo, hi = rng.choice(spans)
+    b[lo:hi] = rng.choice(_JSON_NUMBERS)
+
+
 def mutate(rng: random.Random, case: Case, others: list[bytes]) -> Case:
     b = bytearray(case.files[case.victim])
     pool = MUTATIONS + ([_surgery_3ds] * 4 if case.fmt == "3ds" else []) + \
-        ([_uc_text] * 8 if case.victim.lower().endswith(".uc") else [])
+        ([_uc_text] * 8 if case.victim.lower().endswith(".uc") else []) + \
+        ([_json_text] * 12 if case.victim.lower().endswith(".gltf") else [])
     for _ in range(rng.choice((1, 1, 2, 3, 4))):
         rng.choice(pool)(rng, b, case, others)
     out = case.with_victim(bytes(b))
@@ -512,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the report as JSON too")
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 30)
-    formats = args.format or ["3ds", "unreal", "unigine-mesh", "unigine-anim", "u3d"]
+    formats = args.format or ["3ds", "unreal", "unigine-mesh", "unigine-anim", "u3d", "gltf", "glb"]
     print(f"fuzzing {', '.join(formats)} for {args.minutes:g} min, seed {seed}", flush=True)
     report = fuzz(args.minutes, formats, seed, Path(args.save) if args.save else None)
     if args.json:

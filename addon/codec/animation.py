@@ -211,7 +211,7 @@ def skinned(scene: Scene, anim: Animation | None, node: int, mesh: Mesh, positio
     basis = pose_bases(anim, arm_node, [b.name for b in bones], at)
     posed = np.empty_like(basis)
     posed_yet: set[int] = set()
-    for i in _parents_first([b.parent for b in bones]):      # a few bones: one step each
+    for i in parents_first([b.parent for b in bones]):      # a few bones: one step each
         p = bones[i].parent if bones[i].parent in posed_yet else -1      # a cycle's parent counts as none
         posed_yet.add(i)
         local = rest[i] if p < 0 else axes.inverse_or_identity(rest[p]) @ rest[i]
@@ -236,7 +236,7 @@ def skinned(scene: Scene, anim: Animation | None, node: int, mesh: Mesh, positio
     return out
 
 
-def _parents_first(parents: list[int]) -> list[int]:
+def parents_first(parents: list[int]) -> list[int]:
     """Bone indices with every parent before its children (files may list children first);
     a parent out of range or in a cycle counts as none."""
     n, out, done = len(parents), [], set()

@@ -47,6 +47,8 @@ HOLDS: dict[str, frozenset[str]] = {
     "unigine-anim": frozenset({"bone_animation"}),
     "u3d": frozenset({"meshes", "uv", "second_uv", "materials", "textures", "shape_keys",
                       "armatures", "skins", "bone_animation", "shape_key_animation"}),
+    "gltf": frozenset(FEATURES),
+    "glb": frozenset(FEATURES),
 }
 
 

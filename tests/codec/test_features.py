@@ -13,7 +13,8 @@ from tests.conftest import ASSETS
 SOURCES = [ASSETS / p for p in ("3ds/cube_hierarchy.3ds", "3ds/CameraRollAnim.3ds", "3ds/jeep1.3ds",
                                 "3ds/cube_with_diffuse_texture.3DS", "unreal/box_d.3d", "unigine/tube_skinned.mesh",
                                 "unigine/grid_static.mesh", "ultimate3d/skinned_v2.u3d", "ultimate3d/cube_v2.u3d")]
-TARGETS = {"3ds": ".3ds", "unreal": "_d.3d", "unigine-mesh": ".mesh", "u3d": ".u3d", "unigine-anim": ".anim"}
+TARGETS = {"3ds": ".3ds", "unreal": "_d.3d", "unigine-mesh": ".mesh", "u3d": ".u3d", "unigine-anim": ".anim",
+           "gltf": ".gltf", "glb": ".glb"}
 # .mesh keeps its animations in .anim files beside it unless asked to embed them
 OPTIONS = {"unigine-mesh": {"embed_animations": True}}
 

@@ -1,0 +1,263 @@
+"""One Scene mesh -> one glTF mesh: shared vertex accessors, one primitive per material, morph targets.
+
+glTF keeps attributes per vertex, Blender per corner: a vertex is split where its corners differ in
+normal, UVs or colours (meshops.split_corners). Faces are fanned into triangles. Normals are the
+mesh's own, else what its sharp edges and flat faces give, else smooth. Shape keys become morph
+targets (deltas from the basis, sparse where most vertices stay); a skin gives JOINTS_0/WEIGHTS_0
+with at most 4 influences, the rest folded into the 4 largest.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ... import meshops
+from ...errors import Warnings
+from ...scene import Mesh
+from .accessors_out import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, Buffer
+from .conventions import points_from_blender, uv_from_blender
+from .materials_out import Materials
+
+SPARSE_BELOW = 1 / 3        # a target whose moved vertices are fewer than this share is written sparse
+
+
+@dataclass
+class Written:
+    index: int                  # glTF mesh
+    source: np.ndarray          # (V',) the Scene vertex of each glTF vertex
+    extra_joint: bool = False   # some vertex has no weight: it is bound to the skin's last joint (the armature)
+    step: np.ndarray | None = None   # positions are whole multiples of this (3,): the node scales by it
+
+
+def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarray:
+    """(T*3, 3) float32 unit normal of each triangle corner."""
+    pos = np.asarray(mesh.positions, np.float32)
+    nc = len(mesh.corners)
+    if mesh.normals is not None and len(mesh.normals) == nc:
+        n = _corner_rows(mesh.normals, tris_c)
+    elif mesh.sharp_edges is not None or mesh.sharp_faces is not None:
+        nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
+        flat = np.zeros(len(mesh.faces), bool) if mesh.sharp_faces is None else np.asarray(mesh.sharp_faces, bool)
+        sharp_c = np.zeros(nc, bool) if mesh.sharp_edges is None else np.asarray(mesh.sharp_edges, bool)
+        # a triangle's side is an edge of the face only where its next corner is the face's next corner
+        side = np.roll(tris_c, -1, axis=1)
+        sharp = (sharp_c[tris_c] & (nxt[tris_c] == side)).reshape(-1)
+        face = meshops.face_of_corner(np.asarray(mesh.faces, np.int64), nc)[tris_c[:, 0]]
+        n_t = len(tv)
+        edges = meshops.edge_pairs(tv.reshape(-1), meshops.next_corner(np.arange(0, 3 * n_t, 3), 3 * n_t))
+        n = meshops.sharp_edge_normals(pos, tv, sharp, flat[face], edges)
+    else:
+        n = meshops.unit(meshops.vertex_normals(pos, tv))[tv.reshape(-1)]
+    n = np.asarray(n, np.float32)
+    length2 = np.einsum("ij,ij->i", n, n)
+    if (np.abs(length2 - 1.0) < 1e-5).all():       # unit already (the usual case): no copy
+        return n
+    n = np.nan_to_num(n)
+    length = np.sqrt(np.einsum("ij,ij->i", n, n))
+    bad = length < 1e-6
+    n = n / np.where(bad, 1.0, length)[:, None]
+    n[bad] = (0.0, 0.0, 1.0)                       # glTF wants unit normals: a degenerate corner points up
+    return n
+
+
+def _corner_rows(a, tris_c: np.ndarray) -> np.ndarray:
+    """Per-corner rows of each triangle corner, float32: the array itself when the faces are triangles in order."""
+    a = np.asarray(a, np.float32)
+    rows = tris_c.reshape(-1)
+    if len(rows) == len(a) and (not len(rows) or (rows[0] == 0 and rows[-1] == len(a) - 1
+                                                   and np.array_equal(rows, np.arange(len(a))))):
+        return a
+    return a[rows]
+
+
+def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(V, 4) joints and float32 weights that sum to 1; vertices without weight go to joint n_joints."""
+    joints = np.asarray(mesh.skin.joints, np.int64)
+    weights = np.where(joints >= 0, np.asarray(mesh.skin.weights, np.float64), 0.0)
+    weights = np.where(np.isfinite(weights) & (weights > 0) & (joints < n_joints), weights, 0.0)
+    order = np.argsort(-weights, axis=1, kind="stable")[:, :4]
+    rows = np.arange(len(joints))[:, None]
+    if joints.shape[1] > 4:
+        over = int(((weights > 0).sum(1) > 4).sum())
+        if over:
+            warnings.warn(f"mesh {mesh.name!r}: {over} vertices have more than 4 bone influences, which glTF "
+                          "holds; the smallest are folded into the 4 largest")
+    j, w = joints[rows, order], weights[rows, order]
+    if w.shape[1] < 4:
+        j = np.pad(j, ((0, 0), (0, 4 - w.shape[1])))
+        w = np.pad(w, ((0, 0), (0, 4 - w.shape[1])))
+    total = w.sum(1)
+    free = total <= 0
+    w = w / np.where(free, 1.0, total)[:, None]
+    j = np.where(w > 0, j, 0)
+    j[free, 0], w[free, 0] = n_joints, 1.0
+    return j, w.astype(np.float32), bool(free.any())
+
+
+def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
+               n_joints: int = -1, quantize: bool = False) -> Written | None:
+    """Append the glTF mesh of `mesh` (positions times `scale`); n_joints >= 0: its skin's joint count;
+    quantize: its one node may carry a grid step (see _targets)."""
+    mesh = _finite(mesh, warnings)
+    nc = len(mesh.corners)
+    tris_c, face = meshops.triangulate(mesh.faces, nc)
+    if not len(tris_c):
+        warnings.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
+        return None
+    corners = np.asarray(mesh.corners, np.int64)
+    tv = corners[tris_c]
+    uv_names = list(mesh.uv_layers)
+    rows = tris_c.reshape(-1)                      # the Scene corner of each triangle corner
+    normals = _corner_normals(mesh, tris_c, tv)
+    record = [normals] + [_corner_rows(mesh.uv_layers[n], tris_c) for n in uv_names] \
+        + [_corner_rows(c, tris_c) for c in mesh.colors.values()]
+    first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
+    source = tv.reshape(-1)[first]
+    targets, step = [], None
+    if len(mesh.shape_keys) > 1:
+        targets, position, step = _targets(mesh, source, buf, scale, quantize)
+    else:
+        basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
+        position = buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True)
+    attrs = {"POSITION": position, "NORMAL": buf.accessor(points_from_blender(normals[first]), ARRAY_BUFFER)}
+    for i, name in enumerate(uv_names):
+        uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows[first]])
+        attrs[f"TEXCOORD_{i}"] = buf.accessor(uv, ARRAY_BUFFER)
+    for i, c in enumerate(mesh.colors.values()):
+        col = np.clip(np.nan_to_num(np.asarray(c, np.float32)[rows[first]]), 0.0, 1.0)
+        attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(first), -1)[:, :4], ARRAY_BUFFER)
+    extra = False
+    if mesh.skin is not None and n_joints >= 0:
+        j, w, extra = _skin_rows(mesh, n_joints, warnings)
+        jt = np.uint8 if n_joints + 1 <= 256 else np.uint16
+        attrs["JOINTS_0"] = buf.accessor(j[source].astype(jt), ARRAY_BUFFER)
+        attrs["WEIGHTS_0"] = buf.accessor(w[source], ARRAY_BUFFER)
+    out: dict = {"name": mesh.name, "primitives": []}
+    if targets:
+        out["weights"] = [float(k.value) for k in mesh.shape_keys[1:]]
+        out["extras"] = {"targetNames": [k.name for k in mesh.shape_keys[1:]]}
+    n_v = len(first)
+    index_type = np.uint8 if n_v < 0xFF else np.uint16 if n_v < 0xFFFF else np.uint32
+    tri_vertices = vertex_of.reshape(-1, 3)
+    slots = np.zeros(len(tris_c), np.int64) if mesh.face_material is None else \
+        np.asarray(mesh.face_material, np.int64)[face]
+    for slot in np.unique(slots).tolist() if len(slots) else []:
+        prim: dict = {"attributes": attrs, "mode": 4,
+                      "indices": buf.accessor(tri_vertices[slots == slot].reshape(-1).astype(index_type),
+                                              ELEMENT_ARRAY_BUFFER)}
+        scene_mat = mesh.materials[slot] if 0 <= slot < len(mesh.materials) else -1
+        mat = mats.material(scene_mat, uv_names)
+        if mat >= 0:
+            prim["material"] = mat
+        if targets:
+            prim["targets"] = targets
+        out["primitives"].append(prim)
+    meshes = json.setdefault("meshes", [])
+    meshes.append(out)
+    return Written(len(meshes) - 1, source, extra, step)
+
+
+def _finite(mesh: Mesh, warnings: Warnings) -> Mesh:
+    """The mesh with coordinates, UVs and colours that are not finite (which glTF forbids) at 0, warned."""
+    arrays = {"positions": mesh.positions, **{f"key {k.name}": k.positions for k in mesh.shape_keys},
+              **{f"UV {n}": a for n, a in mesh.uv_layers.items()}, **{f"colour {n}": a for n, a in mesh.colors.items()}}
+    bad = [name for name, a in arrays.items() if not np.isfinite(np.asarray(a, np.float32)).all()]
+    if not bad:
+        return mesh
+    warnings.warn(f"mesh {mesh.name!r}: values that are not finite ({', '.join(bad)}) written as 0")
+    fix = lambda a: np.nan_to_num(np.asarray(a, np.float32), nan=0.0, posinf=0.0, neginf=0.0)   # noqa: E731
+    return replace(mesh, positions=fix(mesh.positions),
+                   shape_keys=[replace(k, positions=fix(k.positions)) for k in mesh.shape_keys],
+                   uv_layers={n: fix(a) for n, a in mesh.uv_layers.items()},
+                   colors={n: fix(a) for n, a in mesh.colors.items()})
+
+
+def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
+    q = points_from_blender(np.asarray(p, np.float32)[source])
+    return q * np.float32(scale) if scale != 1.0 else q
+
+
+def grid(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(step (3,), whole steps (..., 3) int32) when every coordinate of `points` (..., 3) is a whole multiple
+    of a step per axis, within int16 (a vertex-animated mesh packed on a grid, as Unreal's frames are);
+    None when some axis has none."""
+    base = points.reshape(-1, 3)[: 1 << 16]
+    out = np.ones(3)
+    ints = np.empty(points.shape, np.int32)
+    for k in range(3):
+        steps = np.diff(np.unique(base[:, k]))
+        q = float(steps.min()) if len(steps) else 1.0    # one value: any step holds it
+        for div in (1, 2, 3, 4, 8):
+            step = q / div
+            if step <= 0 or np.abs(points[..., k]).max() / step > 32767:
+                return None
+            r = points[..., k] * np.float32(1.0 / step)
+            whole = np.rint(r)
+            if np.abs(r - whole, out=r).max() < 1e-3:
+                out[k] = step
+                ints[..., k] = whole
+                break
+        else:
+            return None
+    return out, ints
+
+
+def _gltf_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row (min, max) of Blender (x, y, z) columns as glTF's (x, z, -y)."""
+    return np.stack([lo[:, 0], lo[:, 2], -hi[:, 1]], 1), np.stack([hi[:, 0], hi[:, 2], -lo[:, 1]], 1)
+
+
+def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize: bool):
+    """The morph targets (deltas from their reference key), every target in one pass: dense ones in one
+    buffer view per component type, sparse ones where few vertices move. -> (targets, base POSITION
+    accessor, grid step or None). quantize: when every key lies on a grid (Unreal frames), positions and
+    deltas are whole steps (KHR_mesh_quantization: bytes or shorts), the step goes on the node. The bulk
+    work stays in Blender's axes; glTF's (x, z, -y) is taken where the rows are written."""
+    keys = mesh.shape_keys
+    every = np.stack([np.asarray(k.positions, np.float32) for k in keys])          # (K, V, 3)
+    if scale != 1.0:
+        every *= np.float32(scale)
+    refs = np.array([k.relative_to if 0 < k.relative_to < len(keys) else 0 for k in keys[1:]], np.int64)
+    found = grid(every) if quantize else None
+    step = None
+    if found is not None:
+        step, ints = found[0][[0, 2, 1]], found[1]
+        base = buf.accessor(points_from_blender(ints[0][source]).astype("<i2"), ARRAY_BUFFER, bounds=True)
+        delta = ints[1:] - (ints[0] if not refs.any() else ints[refs])
+    else:
+        base = buf.accessor(points_from_blender(every[0][source]), ARRAY_BUFFER, bounds=True)
+        delta = every[1:] - (every[0] if not refs.any() else every[refs])
+    used = np.unique(source)
+    d_used = delta if len(used) == delta.shape[1] else delta[:, used]
+    lo, hi = _gltf_bounds(d_used.min(1), d_used.max(1))                       # (K-1, 3), glTF axes
+    moved = (d_used != 0).any(2)
+    counts = np.bincount(np.searchsorted(used, source), minlength=len(used))   # glTF vertices per Scene vertex
+    n_moved = moved.astype(np.int64) @ counts
+    n = len(source)
+    sparse = n_moved < SPARSE_BELOW * n
+    kinds = np.zeros(len(delta), np.int8)              # 0 float (of whole steps when quantized), 1 byte, 2 short
+    if step is not None:
+        kinds[(lo >= -32767).all(1) & (hi <= 32767).all(1)] = 2
+        kinds[(lo >= -127).all(1) & (hi <= 127).all(1)] = 1
+    out: list[dict] = [{} for _ in range(len(delta))]
+    for k in np.flatnonzero(n_moved == 0).tolist():
+        out[k]["POSITION"] = buf.zeros(n)
+    for k in np.flatnonzero(sparse & (n_moved > 0)).tolist():
+        rows = np.flatnonzero(moved[k][np.searchsorted(used, source)])
+        values = points_from_blender(delta[k][source[rows]]).astype(("<f4", "i1", "<i2")[kinds[k]])
+        out[k]["POSITION"] = buf.sparse(values, rows, n, (lo[k], hi[k]))
+    for kind, dtype in ((0, "<f4"), (1, "i1"), (2, "<i2")):
+        dense = np.flatnonzero(~sparse & (n_moved > 0) & (kinds == kind))
+        if not len(dense):
+            continue
+        width = 3 if kind == 0 else 4                   # byte and short rows padded to 4 bytes
+        small = np.zeros((len(dense), delta.shape[1], width), dtype)    # per Scene vertex, then one gather
+        part = delta if len(dense) == len(delta) else delta[dense]
+        small[:, :, 0], small[:, :, 1] = part[:, :, 0], part[:, :, 2]
+        np.negative(part[:, :, 1], out=small[:, :, 2], casting="unsafe")
+        block = np.take(small, source, axis=1)
+        first = buf.block(block)
+        for j, k in enumerate(dense.tolist()):
+            out[k]["POSITION"] = buf.slice(first, j, n, block, (lo[k], hi[k]))
+    return out, base, step

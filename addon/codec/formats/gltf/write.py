@@ -1,0 +1,93 @@
+"""Document -> bytes: a .glb, or a .gltf with its .bin and images beside it.
+
+A Document read from a file (json_text set) is written back as it was read: the JSON text,
+buffer 0 as the .glb's BIN chunk followed by `bin_padding` (the chunk's own bytes past the buffer),
+and the files its URIs named. A Document that from_scene built (json_text empty) is serialised
+here, for the target's kind: buffer 0 has no URI until the target says where it goes, and its
+images are files (resources) that a .glb embeds as buffer views.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+from urllib.parse import unquote
+
+from .model import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GLB_VERSION, Document
+
+
+def _pad(data: bytes, fill: bytes) -> bytes:
+    return data + fill * (-len(data) % 4)
+
+
+def glb_bytes(json_text: bytes, bin_chunk: bytes | None) -> bytes:
+    """A .glb: the JSON chunk padded with spaces, the BIN chunk (when any) padded with zeros."""
+    js = _pad(json_text, b" ")
+    parts = [struct.pack("<II", len(js), CHUNK_JSON), js]
+    if bin_chunk is not None:
+        parts += [struct.pack("<II", len(bin_chunk), CHUNK_BIN), bin_chunk]
+    body = b"".join(parts)
+    return struct.pack("<4sII", GLB_MAGIC, GLB_VERSION, 12 + len(body)) + body
+
+
+def encode_bytes(doc: Document) -> bytes:
+    """The main file's bytes: the .glb, or the .gltf's JSON."""
+    if doc.json_text:
+        if not doc.binary:
+            return doc.json_text
+        return glb_bytes(doc.json_text, doc.buffers[0] + doc.bin_padding if doc.buffers else None)
+    return _serialise(doc, doc.binary, doc.name or "model")[0]
+
+
+def encode(doc: Document, target: Path) -> dict[Path, bytes]:
+    """Every file a write to `target` makes, by path."""
+    target = Path(target)
+    if doc.json_text:
+        return {target: encode_bytes(doc), **{target.parent / unquote(uri): data for uri, data in doc.resources.items()}}
+    main, beside = _serialise(doc, target.suffix.lower() == ".glb", target.stem)
+    return {target: main, **{target.parent / uri: data for uri, data in beside.items()}}
+
+
+def _dumps(tree: dict) -> bytes:
+    return json.dumps(tree, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes, dict[str, bytes]]:
+    tree = json.loads(json.dumps(doc.json))          # a copy: encoding twice gives the same bytes
+    buffer = bytes(doc.buffers[0]) if doc.buffers else b""
+    beside = dict(doc.resources)
+    if binary:
+        # images become buffer views after the geometry, each at a 4-byte boundary
+        chunks = [buffer]
+        size = len(buffer)
+        views = tree.setdefault("bufferViews", [])
+        for image in tree.get("images", []):
+            uri = image.get("uri", "")
+            if uri not in beside:
+                continue
+            data = beside.pop(uri)
+            pad = -size % 4
+            chunks.append(b"\0" * pad + data)
+            size += pad
+            views.append({"buffer": 0, "byteOffset": size, "byteLength": len(data)})
+            size += len(data)
+            del image["uri"]
+            image["bufferView"] = len(views) - 1
+        buffer = b"".join(chunks)
+        if not views:
+            del tree["bufferViews"]
+        if buffer:
+            tree.setdefault("buffers", [{}])[0]["byteLength"] = len(buffer)
+        return glb_bytes(_dumps(tree), _pad(buffer, b"\0") if buffer else None), beside
+    if buffer:
+        name = f"{stem}.bin"
+        tree["buffers"][0]["uri"] = name
+        beside[name] = buffer
+    # images beside a .gltf take its name first: models converted into one folder never share (or refuse
+    # to overwrite) a picture of the same name
+    for image in tree.get("images", []):
+        uri = image.get("uri", "")
+        if uri in doc.resources:
+            image["uri"] = f"{stem}_{uri}"
+            beside[image["uri"]] = beside.pop(uri)
+    return _dumps(tree), beside
