@@ -16,7 +16,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..codec.meshops import _ranges, weld_ids
+from ..codec.meshops import ranges, weld_ids
 from ..codec.scene import Mesh
 from .mesh_build import _new_mesh
 
@@ -41,12 +41,12 @@ def mikk_tangents(me, uv_name: str, positions: np.ndarray, corner_vert: np.ndarr
     done, size = 0, SEQUENTIAL_FACES // 2
     while done < len(order):
         core = np.sort(order[done:done + size])
-        pts = np.unique(point[_ranges(starts[core], sizes[core])])
-        piece = np.unique(face_of[by_point[_ranges(first[pts], first[pts + 1] - first[pts])]])
+        pts = np.unique(point[ranges(starts[core], sizes[core])])
+        piece = np.unique(face_of[by_point[ranges(first[pts], first[pts + 1] - first[pts])]])
         if len(piece) > SEQUENTIAL_FACES and size > 1:
             size //= 2                                  # too many faces around: a smaller core
             continue
-        loops = _ranges(starts[piece], sizes[piece])
+        loops = ranges(starts[piece], sizes[piece])
         t, s = _piece(uv_name, positions, corner_vert[loops], sizes[piece], uv[loops], normals[loops])
         keep = np.repeat(np.isin(piece, core), sizes[piece])
         tangent[loops[keep]], sign[loops[keep]] = t[keep], s[keep]
