@@ -38,20 +38,27 @@ def mikk_tangents(me, uv_name: str, positions: np.ndarray, corner_vert: np.ndarr
     face_of = np.repeat(np.arange(len(starts)), sizes)
     order = np.argsort(point[starts], kind="stable")
     tangent, sign = np.empty((len(corner_vert), 3), np.float32), np.empty(len(corner_vert), np.float32)
-    done, size = 0, SEQUENTIAL_FACES // 2
+    at_point, at_face, in_core = np.zeros(len(first) - 1, bool), np.zeros(len(starts), bool), np.zeros(len(starts), bool)
+    done, size = 0, SEQUENTIAL_FACES
     while done < len(order):
-        core = np.sort(order[done:done + size])
-        pts = np.unique(point[ranges(starts[core], sizes[core])])
-        piece = np.unique(face_of[by_point[ranges(first[pts], first[pts + 1] - first[pts])]])
+        core = order[done:done + size]
+        at_point[point[ranges(starts[core], sizes[core])]] = True
+        pts = np.flatnonzero(at_point)
+        at_point[pts] = False
+        at_face[face_of[by_point[ranges(first[pts], first[pts + 1] - first[pts])]]] = True
+        piece = np.flatnonzero(at_face)                 # in the mesh's order
+        at_face[piece] = False
+        fit = max(1, min(SEQUENTIAL_FACES, int(0.9 * size * SEQUENTIAL_FACES / len(piece))))   # a core to fill a piece
         if len(piece) > SEQUENTIAL_FACES and size > 1:
-            size //= 2                                  # too many faces around: a smaller core
+            size = min(fit, size - 1)                   # too many faces around: a smaller core
             continue
         loops = ranges(starts[piece], sizes[piece])
         t, s = _piece(uv_name, positions, corner_vert[loops], sizes[piece], uv[loops], normals[loops])
-        keep = np.repeat(np.isin(piece, core), sizes[piece])
+        in_core[core] = True
+        keep = np.repeat(in_core[piece], sizes[piece])
+        in_core[core] = False
         tangent[loops[keep]], sign[loops[keep]] = t[keep], s[keep]
-        done += len(core)
-        size = min(size * 2, SEQUENTIAL_FACES // 2)
+        done, size = done + len(core), fit
     return tangent, sign
 
 
