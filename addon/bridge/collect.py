@@ -13,6 +13,7 @@ from .animation_bake import bake
 from .material_build import collect_material
 from .mesh_build import corner_edges, get_indices
 from .scope import CONVERTED, CollectOptions, local_matrix, matrix_array, objects_in_scope
+from .tangents import mikk_tangents
 from .weights import weight_triples
 from .world import collect_world
 
@@ -186,15 +187,12 @@ def read_mesh(me, triangulate: bool, tangents: bool = False, tangents_kept_as: s
     kept = me.attributes.get(tangents_kept_as) if tangents_kept_as else None
     if tangents and me.uv_layers and L and (kept is None or kept.domain != "CORNER"):
         # MikkTSpace from the active UV map; it needs faces of 3 or 4 corners
-        if get_indices(me.polygons, "loop_total", P).max() <= 4:
-            me.calc_tangents(uvmap=me.uv_layers[0].name)
-            tan = np.empty(L * 3, np.float32)
-            me.loops.foreach_get("tangent", tan)
-            sign = np.empty(L, np.float32)
-            me.loops.foreach_get("bitangent_sign", sign)
-            m.corner_attributes["tangent"] = tan.reshape(-1, 3)[corner_src]
+        sizes = get_indices(me.polygons, "loop_total", P)
+        if sizes.max() <= 4:
+            tan, sign = mikk_tangents(me, me.uv_layers[0].name, pos, loop_vert,
+                                      get_indices(me.polygons, "loop_start", P), sizes, normals)
+            m.corner_attributes["tangent"] = tan[corner_src]
             m.corner_attributes["bitangent_sign"] = sign[corner_src]
-            me.free_tangents()
     for layer in me.uv_layers:
         m.uv_layers[layer.name] = _bulk(me, layer.name, layer.uv, "vector", L, 2, np.float32)[corner_src]
     for attr in me.attributes:

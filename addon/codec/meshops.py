@@ -36,7 +36,7 @@ __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_norm
            "several_fans", "several_fans_by_sides", "split_fans", "triangle_starts",
            "GroupShading", "group_shading", "mixed_corners", "sharp_edges_by_sides", "sharp_from_groups",
            "corner_angles", "differing_corners", "sharp_edge_normals", "smooth_normals",
-           "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe"]
+           "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe", "ranges"]
 
 
 def all_triangles(faces: np.ndarray, n_corners: int) -> bool:
@@ -111,7 +111,7 @@ def degenerate_faces(mesh: Mesh) -> np.ndarray:
     if not ok.any():
         return bad
     face = np.repeat(np.flatnonzero(ok), sizes[ok])
-    at = _ranges(starts[ok], sizes[ok])
+    at = ranges(starts[ok], sizes[ok])
     vert = corners[at]
     bad[face[(vert < 0) | (vert >= nv)]] = True
     # a vertex repeated within one face: equal (face, vertex) pairs side by side once sorted
@@ -121,7 +121,7 @@ def degenerate_faces(mesh: Mesh) -> np.ndarray:
     return bad
 
 
-def _ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+def ranges(starts: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     """The concatenation of range(s, s + n) for each (s, n), without a Python loop."""
     total = int(sizes.sum())
     if total == 0:
@@ -139,7 +139,7 @@ def drop_degenerate_faces(mesh: Mesh) -> int:
     keep = ~bad
     starts = np.asarray(mesh.faces, np.int64)
     sizes = np.append(starts[1:], len(mesh.corners)) - starts
-    at = _ranges(starts[keep], sizes[keep])
+    at = ranges(starts[keep], sizes[keep])
     mesh.corners = np.asarray(mesh.corners)[at].astype(np.uint32)
     mesh.faces = (np.cumsum(sizes[keep]) - sizes[keep]).astype(np.uint32)
     for layers in (mesh.uv_layers, mesh.colors, mesh.corner_attributes):

@@ -5,7 +5,7 @@
 Runs the animation-heavy Blender tests (or the given ones) with each zip, keeping every file they
 export (plugin.py), and exports the benchmark's animated scenes (bench_exports.py); then compares
 file by file. Each build runs twice: a file that differs between a build's own two runs (random
-test data, threaded tangents) is listed as unstable, not as a difference. Run with the project's venv python.
+test data) is listed as unstable, not as a difference. Run with the project's venv python.
 """
 from __future__ import annotations
 
