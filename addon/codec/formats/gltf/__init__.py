@@ -28,7 +28,7 @@ def _sniff_gltf(head: bytes, name: str) -> bool:
     return head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
 
 
-def _sources(path: Path) -> list[Path]:
+def _sources(path: Path, options=None) -> list[Path]:
     """The file and the files beside a .gltf that its URIs name (what `lgf check` compares)."""
     p = Path(path)
     try:
