@@ -48,18 +48,34 @@ def build_meshes(meshes: list[Mesh], materials: list) -> list:
     """build_mesh for each mesh. Blender builds them one after another; the numpy work on their
     smoothing groups (sharp edges, points to split) then runs two meshes at a time
     (parallel.map_two: bpy keeps Python's lock, numpy lets go of it, so only this part overlaps).
-    Each pair is finished before the next one's corner edges are fetched: the edges and plans of
-    every mesh at once would add a fifth to the peak memory of a large import."""
+    They go in batches of about _BATCH_CORNERS corners, each finished before the next one's corner
+    edges are fetched: the edges and plans of every mesh at once would add a fifth to the peak
+    memory of a large import."""
     built = [_new_mesh(m, materials) for m in meshes]
     jobs = [k for k, m in enumerate(meshes) if m.smoothing is not None and len(m.smoothing) == len(m.faces)]
     big = sum(len(meshes[k].corners) for k in jobs) >= PARALLEL_CORNERS
-    for pair in (jobs[i:i + 2] for i in range(0, len(jobs), 2)):
-        args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in pair]
-        for k, plan in zip(pair, map_two(lambda a: _plan(*a), args, threaded=big)):
+    for batch in _batches(jobs, [len(meshes[k].corners) for k in jobs]):
+        args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in batch]
+        for k, plan in zip(batch, map_two(lambda a: _plan(*a), args, threaded=big)):
             built[k] = _finish(meshes[k], built[k], plan, materials)
     for k in sorted(set(range(len(meshes))) - set(jobs)):
         built[k] = _finish(meshes[k], built[k], None, materials)
     return built
+
+
+_BATCH_CORNERS = 1 << 20      # a batch's edges take 4 MB; a few batches cost the threads little waiting
+
+
+def _batches(jobs: list[int], corners: list[int]):
+    """The jobs in order, in runs of at least two (one per thread) and about _BATCH_CORNERS corners."""
+    start, total = 0, 0
+    for i, n in enumerate(corners):
+        total += n
+        if i + 1 - start >= 2 and total >= _BATCH_CORNERS:
+            yield jobs[start:i + 1]
+            start, total = i + 1, 0
+    if start < len(jobs):
+        yield jobs[start:]
 
 
 def _finish(m: Mesh, me, plan: meshops.GroupShading | None, materials: list):
