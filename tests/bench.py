@@ -23,10 +23,11 @@ The `lgf` row (tests/bench_cli.py) converts a generated tree of 1,000 small
 files with the command line, in files per second, beside reading and writing
 the same bytes alone.
 
-Each import and export row also gives its peak memory above the empty scene
-beside both floors' (tests/bench_memory.py: one fresh Blender process per
-figure, the resident high-water mark), with a target of at most 1.5x the floor
-for every import of 1M triangles or more. `--no-memory` leaves them out.
+Each import row also gives its peak memory above the empty scene, and each
+export row above the scene it exports, beside both floors' (tests/bench_memory.py:
+one fresh Blender process per figure, the resident high-water mark; a floor's
+import counts the arrays it is handed at their least size), with a target of at
+most 1.5x the floor for every import of 1M triangles. `--no-memory` leaves them out.
 """
 from __future__ import annotations
 
