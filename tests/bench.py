@@ -247,7 +247,7 @@ WEIGHTS = None
 def main(argv: list[str]) -> int:
     global WEIGHTS, MEMORY
     quick = "--quick" in argv
-    MEMORY = "--no-memory" not in argv
+    MEMORY = "--no-memory" not in argv and sys.platform.startswith("linux")     # /proc/self: Linux only
     lgf = blender_setup.install()
     from importlib import import_module
     WEIGHTS = import_module(f"{lgf.__name__}.bridge.weights")
