@@ -23,6 +23,12 @@ The `gltf` rows (tests/bench_gltf.py) convert to .glb without Blender, beside re
 and writing the same bytes. The `lgf` row (tests/bench_cli.py) converts a generated tree of 1,000 small
 files with the command line, in files per second, beside reading and writing
 the same bytes alone.
+
+Each import row also gives its peak memory above the empty scene, and each
+export row above the scene it exports, beside both floors' (tests/bench_memory.py:
+one fresh Blender process per figure, the resident high-water mark; a floor's
+import counts the arrays it is handed at their least size), with a target of at
+most 1.5x the floor for every import of 1M triangles. `--no-memory` leaves them out.
 """
 from __future__ import annotations
 
@@ -39,8 +45,11 @@ import numpy as np  # noqa: E402
 
 from tests import bench_data  # noqa: E402
 
-ROWS: list[tuple[str, float, float]] = []
+ROWS: list[tuple] = []
 TARGET = 2.0
+MEMORY_TARGET = 1.5          # imports of at least MEMORY_TRIS triangles
+MEMORY_TRIS = 900_000         # the 1M rows (a grid rounds its size down)
+MEMORY = True
 
 
 def best_in_turns(fns, repeat: int = 3, setup=None) -> list[float]:
@@ -165,16 +174,35 @@ def floor_read(objects, fast: bool = False) -> None:
             fc.keyframe_points.foreach_get("co", co)
 
 
-def verdict(t: float, floor: float) -> str:
-    return f"{'meets target' if t / floor <= TARGET else 'misses'} ({t / floor:.2f}x)"
+def verdict(t: float, floor: float, target: float = TARGET) -> str:
+    return f"{'meets target' if t / floor <= target else 'misses'} ({t / floor:.2f}x)"
 
 
-def row(name: str, t: float, floor: float, fast: float, target_fast: bool = False) -> None:
-    """target_fast: the row's target is set against the attribute floor (.3ds, issue 11)."""
-    ROWS.append((name, t, floor, fast, target_fast))
+def memory(phase: str, data: str, import_id: str = "", export_id: str = "", export_kwargs=None):
+    """Peak MB above the empty scene of (ours, floor, attribute floor), or None with --no-memory."""
+    if not MEMORY:
+        return None
+    from tests.bench_memory import peak_mb
+    return tuple(peak_mb(kind, phase, data, import_id, export_id, export_kwargs) for kind in ("ours", "floor", "fast"))
+
+
+def memory_verdict(mem, target_fast: bool, targeted: bool) -> str:
+    ours, floor, fast = mem
+    base = max(fast if target_fast else floor, 1e-3)
+    return verdict(ours, base, MEMORY_TARGET) if targeted else f"no target ({ours / base:.2f}x)"
+
+
+def row(name: str, t: float, floor: float, fast: float, target_fast: bool = False, mem=None,
+        mem_targeted: bool = False) -> None:
+    """target_fast: the row's target is set against the attribute floor (.3ds, issue 11).
+    mem: peak MB of (ours, floor, attribute floor); mem_targeted: the 1.5x memory target applies."""
+    ROWS.append((name, t, floor, fast, target_fast, mem, mem_targeted))
     print(f"  {name:<52} {t * 1000:9.1f} ms  floor {floor * 1000:9.1f} ms  ratio {t / floor:5.2f}"
           f"  (attribute floor {fast * 1000:8.1f} ms, ratio {t / fast:5.2f})"
           f"  {verdict(t, fast if target_fast else floor)}", flush=True)
+    if mem:
+        print(f"  {'':<52} peak {mem[0]:7.1f} MB  floor {mem[1]:7.1f} MB  attribute floor {mem[2]:7.1f} MB"
+              f"  memory {memory_verdict(mem, target_fast, mem_targeted)}", flush=True)
 
 
 # -- bridge ---------------------------------------------------------------------
@@ -185,37 +213,42 @@ def bench_bridge(lgf, sizes) -> None:
         floor, fast, t = best_in_turns([lambda: floor_build(scene), lambda: floor_build(scene, True),
                                         lambda: bridge.build_scene(scene, bridge.BuildOptions(), bpy.context)],
                                        setup=reset)     # ours last: its objects stay for the export rows
-        row(f"bridge import {tris // 1000}k tris", t, floor, fast)
+        row(f"bridge import {tris // 1000}k tris", t, floor, fast, mem=memory("import", f"grid:{tris}"),
+            mem_targeted=tris >= MEMORY_TRIS)
         objs = list(bpy.data.objects)
         opts = bridge.CollectOptions(use_keyframes=False)
         floor, fast, t = best_in_turns([lambda: floor_read(objs), lambda: floor_read(objs, True),
                                         lambda: bridge.collect_scene(bpy.context, opts)])
-        row(f"bridge export {tris // 1000}k tris", t, floor, fast)
+        row(f"bridge export {tris // 1000}k tris", t, floor, fast, mem=memory("export", f"grid:{tris}"))
 
 
 def bench_format(lgf, label: str, scene, ext: str, import_op, export_op, codec_opts=None,
-                 target_fast: bool = False) -> None:
+                 target_fast: bool = False, export_kwargs=None) -> None:
     """A format row pair: operator import of a file we wrote, and operator export back.
     target_fast: the import's verdict is against the attribute floor."""
+    export_kwargs = export_kwargs or {}
     out = Path(tempfile.mkdtemp(prefix="lgf-bench-"))
     src = out / f"bench{ext}"
     lgf.codec.save(scene, src, **(codec_opts or {}))
     reloaded = lgf.codec.load(src)       # the floor builds exactly what the file holds
     floor, fast, t = best_in_turns([lambda: floor_build(reloaded), lambda: floor_build(reloaded, True),
                                     lambda: import_op(filepath=str(src))], setup=reset)   # ours last, as above
-    row(f"{label} import", t, floor, fast, target_fast)
+    ids = (str(src), import_op.idname_py(), export_op.idname_py(), export_kwargs)
+    tris = sum(len(m.faces) for m in reloaded.meshes)
+    row(f"{label} import", t, floor, fast, target_fast, memory("import", *ids), tris >= MEMORY_TRIS)
     objs = list(bpy.data.objects)
     floor, fast, t = best_in_turns([lambda: floor_read(objs), lambda: floor_read(objs, True),
-                                    lambda: export_op(filepath=str(out / f"back{ext}"))])
-    row(f"{label} export", t, floor, fast)       # export: against its own (classic) floor
+                                    lambda: export_op(filepath=str(out / f"back{ext}"), **export_kwargs)])
+    row(f"{label} export", t, floor, fast, mem=memory("export", *ids))       # export: against its own (classic) floor
 
 
 WEIGHTS = None
 
 
 def main(argv: list[str]) -> int:
-    global WEIGHTS
+    global WEIGHTS, MEMORY
     quick = "--quick" in argv
+    MEMORY = "--no-memory" not in argv and sys.platform.startswith("linux")     # /proc/self: Linux only
     lgf = blender_setup.install()
     from importlib import import_module
     WEIGHTS = import_module(f"{lgf.__name__}.bridge.weights")
@@ -242,11 +275,14 @@ def main(argv: list[str]) -> int:
         gltf_rows = rows_gltf(lgf, quick)
     print()
     print(f"| {'row':<52} | {'time ms':>9} | {'floor ms':>9} | {'ratio':>5} | {'attr floor ms':>13} | {'ratio':>5} "
-          f"| {'verdict':<20} |")
-    print(f"|{'-' * 54}|{'-' * 11}|{'-' * 11}|{'-' * 7}|{'-' * 15}|{'-' * 7}|{'-' * 22}|")
-    for name, t, floor, fast, target_fast in ROWS:
+          f"| {'verdict':<20} | {'peak MB':>7} | {'floor MB':>8} | {'attr MB':>7} | {'memory verdict':<22} |")
+    print(f"|{'-' * 54}|{'-' * 11}|{'-' * 11}|{'-' * 7}|{'-' * 15}|{'-' * 7}|{'-' * 22}"
+          f"|{'-' * 9}|{'-' * 10}|{'-' * 9}|{'-' * 24}|")
+    for name, t, floor, fast, target_fast, mem, mem_targeted in ROWS:
+        m = (f"{mem[0]:7.1f} | {mem[1]:8.1f} | {mem[2]:7.1f} | {memory_verdict(mem, target_fast, mem_targeted):<22}"
+             if mem else f"{'-':>7} | {'-':>8} | {'-':>7} | {'-':<22}")
         print(f"| {name:<52} | {t * 1000:9.1f} | {floor * 1000:9.1f} | {t / floor:5.2f} | {fast * 1000:13.1f} "
-              f"| {t / fast:5.2f} | {verdict(t, fast if target_fast else floor):<20} |")
+              f"| {t / fast:5.2f} | {verdict(t, fast if target_fast else floor):<20} | {m} |")
     if parse_rows:
         print()
         print(f"| {'linear-time row':<52} | {'time ms':>9} | {'floor ms':>9} | {'budget ms':>9} | verdict  |")

@@ -98,7 +98,7 @@ def rows_unigine(lgf, bench_format, quick: bool) -> None:
     frames = 50 if quick else 500
     sc = mesh_to_scene(samples.skinned_mesh(20_000, 60, frames), ImportOptions(), Warnings())
     bench_format(lgf, f"UNIGINE .mesh 20k verts skinned, 60 bones, {frames} frames", sc, ".mesh", imp,
-                 lambda filepath: exp(filepath=filepath, embed_animations=True), {"embed_animations": True})
+                 exp, {"embed_animations": True}, export_kwargs={"embed_animations": True})
 
 
 FORMAT_ROWS = [rows_3ds, rows_unreal, rows_u3d, rows_unigine]

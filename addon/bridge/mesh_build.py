@@ -47,30 +47,54 @@ def build_mesh(m: Mesh, materials: list) -> "bpy.types.Mesh":
 def build_meshes(meshes: list[Mesh], materials: list) -> list:
     """build_mesh for each mesh. Blender builds them one after another; the numpy work on their
     smoothing groups (sharp edges, points to split) then runs two meshes at a time
-    (parallel.map_two: bpy keeps Python's lock, numpy lets go of it, so only this part overlaps)."""
+    (parallel.map_two: bpy keeps Python's lock, numpy lets go of it, so only this part overlaps).
+    They go in batches of about _BATCH_CORNERS corners, each finished before the next one's corner
+    edges are fetched: the edges and plans of every mesh at once would add a fifth to the peak
+    memory of a large import."""
     built = [_new_mesh(m, materials) for m in meshes]
     jobs = [k for k, m in enumerate(meshes) if m.smoothing is not None and len(m.smoothing) == len(m.faces)]
-    args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in jobs]
-    big = sum(len(m.corners) for m, _, _ in args) >= PARALLEL_CORNERS
-    plans = map_two(lambda a: _plan(*a), args, threaded=big)
-    plan_of = dict(zip(jobs, plans))
-    for k, (m, me) in enumerate(zip(meshes, built)):
-        plan = plan_of.get(k)
-        if plan is not None and plan.split is not None:
-            meshops.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
-            bpy.data.meshes.remove(me)
-            built[k] = build_mesh(m, materials)
-            continue
-        if plan is not None and m.normals is not None and len(m.normals) == len(m.corners):
-            me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
-        elif plan is not None:
-            _set_sharp(me, None, plan.sharp_faces, sharp_edges=plan.sharp_edges)
-        elif m.sharp_edges is not None and len(m.sharp_edges) == len(m.corners):
-            _set_sharp(me, m.sharp_edges, m.sharp_faces)
-        elif m.normals is not None and len(m.normals) == len(m.corners):
-            me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
-        props.store(me, m.extras)
+    big = sum(len(meshes[k].corners) for k in jobs) >= PARALLEL_CORNERS
+    for batch in _batches(jobs, [len(meshes[k].corners) for k in jobs]):
+        args = [(meshes[k], corner_edges(built[k]), len(built[k].edges)) for k in batch]
+        for k, plan in zip(batch, map_two(lambda a: _plan(*a), args, threaded=big)):
+            built[k] = _finish(meshes[k], built[k], plan, materials)
+    for k in sorted(set(range(len(meshes))) - set(jobs)):
+        built[k] = _finish(meshes[k], built[k], None, materials)
     return built
+
+
+_BATCH_CORNERS = 1 << 20      # a batch's edges take 4 MB; a few batches cost the threads little waiting
+
+
+def _batches(jobs: list[int], corners: list[int]):
+    """The jobs in order, in runs of at least two (one per thread) and about _BATCH_CORNERS corners."""
+    start, total = 0, 0
+    for i, n in enumerate(corners):
+        total += n
+        if i + 1 - start >= 2 and total >= _BATCH_CORNERS:
+            yield jobs[start:i + 1]
+            start, total = i + 1, 0
+    if start < len(jobs):
+        yield jobs[start:]
+
+
+def _finish(m: Mesh, me, plan: meshops.GroupShading | None, materials: list):
+    """The mesh's smoothing (plan: from its groups) and custom properties; a mesh whose points
+    split is built again."""
+    if plan is not None and plan.split is not None:
+        meshops.split_vertices(m, *plan.split)     # a vertex per fan: once more with the new vertices
+        bpy.data.meshes.remove(me)
+        return build_mesh(m, materials)
+    if plan is not None and m.normals is not None and len(m.normals) == len(m.corners):
+        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+    elif plan is not None:
+        _set_sharp(me, None, plan.sharp_faces, sharp_edges=plan.sharp_edges)
+    elif m.sharp_edges is not None and len(m.sharp_edges) == len(m.corners):
+        _set_sharp(me, m.sharp_edges, m.sharp_faces)
+    elif m.normals is not None and len(m.normals) == len(m.corners):
+        me.normals_split_custom_set(np.ascontiguousarray(m.normals, np.float32).reshape(-1, 3))
+    props.store(me, m.extras)
+    return me
 
 
 def _corner_arrays(m: Mesh) -> tuple[np.ndarray, np.ndarray]:

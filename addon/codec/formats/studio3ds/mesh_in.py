@@ -148,7 +148,7 @@ def read_mesh(name: str, tri: Chunk, to_local: np.ndarray, material_slots: dict[
     corners = tris.ravel()
     mesh = Mesh(name=name, positions=positions, corners=corners,
                 faces=np.arange(0, len(corners), 3, dtype=np.uint32))
-    kept_groups = groups[keep]
+    kept_groups = np.array(groups[keep])         # a copy: a view of the file's bytes would keep all of them alive
     mesh.face_attributes["smoothing_groups"] = kept_groups.view(np.int32)
     flags = faces[keep, 3]
     if (flags != DEFAULT_FACE_FLAGS).any():      # all default: export writes them so without an attribute
