@@ -83,6 +83,15 @@ def _venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+def _venv_version(venv: Path) -> str | None:
+    """X.Y of the Python a venv was made with, from its pyvenv.cfg."""
+    for line in (venv / "pyvenv.cfg").read_text().splitlines() if (venv / "pyvenv.cfg").exists() else []:
+        key, _, value = line.partition("=")
+        if key.strip() == "version":
+            return ".".join(value.strip().split(".")[:2])
+    return None
+
+
 def bootstrap(bpy_version: str, argv: list[str], venv: Path | None = None, pins: list[str] | None = None,
               python: str | None = None) -> None:
     """Re-exec inside the pinned venv, creating or updating it first.
@@ -98,14 +107,14 @@ def bootstrap(bpy_version: str, argv: list[str], venv: Path | None = None, pins:
     want = "\n".join(pins)
     if Path(sys.prefix).resolve() == venv.resolve() and stamp.exists() and stamp.read_text() == want:
         return
-    if not py.exists():
+    if not py.exists() or needs and _venv_version(venv) != needs:    # remade: an older build.py's
         base = find_python(needs, python) if needs else python or sys.executable
         if base is None:
             where = f"{python} is not Python {needs}" if python else f"no python{needs} on the PATH or in pyenv"
             sys.exit(f"build.py: bpy {bpy_version} needs Python {needs} ({where}): "
                      f"install it or pass --python /path/to/python{needs}")
         print(f"creating {venv.name} (Python {_python_version(base)}: {base}) ...", flush=True)
-        subprocess.run([base, "-m", "venv", str(venv)], check=True)
+        subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
     if not stamp.exists() or stamp.read_text() != want:
         print(f"installing {', '.join(pins)} into {venv.name} ...", flush=True)
         subprocess.run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *pins], check=True)
