@@ -6,13 +6,14 @@
     python3 build.py bench           build, then print the benchmark table
     python3 build.py fuzz [ARGS]     mutation-fuzz every importer (tests/fuzz.py; --minutes, --format, --seed)
     python3 build.py wheel           write dist/legacy_game_formats-<version>-py3-none-any.whl (the codec and `lgf`)
-    --bpy VERSION                    use another pinned bpy (CI runs 4.2 and 5.0 too)
+    --bpy VERSION                    use another pinned bpy (CI runs 4.2, 5.0 and 5.3 too)
+    --python PATH                    the Python to make that bpy's venv with (default: found, see find_python)
     test --numpy 2 [ARGS]            the Blender-free codec tests (default tests/codec) on numpy 2,
                                      in their own .venv-np2 without bpy
 
 Each command first bootstraps a local virtual environment from pinned
-versions (.venv for the default Blender, .venv-bpyX.Y.Z for the others) and
-re-runs itself inside it.
+versions (.venv for the default Blender, .venv-bpyX.Y.Z for the others), on
+the Python and numpy that Blender ships, and re-runs itself inside it.
 """
 from __future__ import annotations
 
@@ -28,16 +29,50 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT_BPY = "4.5.4"
-BPY_PINS = {"4.2": "4.2.23", "4.5": "4.5.4", "5.0": "5.0.1"}
+BPY_PINS = {"4.2": "4.2.23", "4.5": "4.5.4", "5.0": "5.0.1", "5.1": "5.1.2", "5.2": "5.2.3", "5.3": "5.3.0"}
+# What Blender runs on from each release on: its Python (PyPI's bpy installs on no other) and the
+# numpy it bundles (build_files/build_environment/cmake/versions.cmake).
+RUNTIMES = {(4, 2): ("3.11", "1.26.4"), (5, 1): ("3.13", "2.3.4")}
 # Wheels bundled inside the extension, one per Blender platform (AES for encrypted .u3d).
 BUNDLED = "pycryptodome==3.23.0"
 # The codec tests run on plain Python, so they need the bundled library too.
 # dask[distributed]: the `lgf convert --dask` test runs a LocalCluster.
-PINS = ["numpy==1.26.4", "pytest==8.3.5", "fake-bpy-module==20250604", BUNDLED, "dask[distributed]==2026.8.0"]
-# The codec alone on numpy 2 (Blender ships 1.26; the codec must run on both).
+PINS = ["pytest==8.3.5", "fake-bpy-module==20250604", BUNDLED, "dask[distributed]==2026.8.0"]
+# The codec alone on numpy 2 (Blender ships 1.26 up to 5.0; the codec must run on both).
 NUMPY2_PINS = ["numpy==2.2.6", "pytest==8.3.5", BUNDLED, "dask[distributed]==2026.8.0"]
 WHEEL_PLATFORMS = ["manylinux_2_17_x86_64", "manylinux_2_17_aarch64", "macosx_10_9_universal2", "win_amd64"]
 BLENDER_PLATFORMS = ["linux-x64", "linux-arm64", "macos-arm64", "macos-x64", "windows-x64"]
+
+
+def runtime(bpy_version: str) -> tuple[str, str]:
+    """(Python, numpy) of the Blender release that `bpy_version` is."""
+    release = tuple(int(n) for n in bpy_version.split(".")[:2])
+    return RUNTIMES[max((k for k in RUNTIMES if k <= release), default=min(RUNTIMES))]
+
+
+def _python_version(exe: str) -> str | None:
+    """X.Y of the interpreter `exe`, None when it does not run (a pyenv shim of a version not selected)."""
+    try:
+        r = subprocess.run([exe, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def find_python(version: str, given: str | None) -> str | None:
+    """A Python `version` (X.Y): --python PATH when given, this one, pythonX.Y on the PATH, then pyenv's."""
+    if given:
+        return given if _python_version(given) == version else None
+    if "%d.%d" % sys.version_info[:2] == version:
+        return sys.executable
+    candidates = [shutil.which(f"python{version}")]
+    roots = [os.environ.get("PYENV_ROOT"), Path.home() / ".pyenv"]
+    for root in filter(None, roots):
+        found = Path(root).glob(f"versions/{version}.*/bin/python{version}")
+        candidates += sorted(found, key=lambda p: [int(n) if n.isdigit() else -1
+                                                   for n in p.parents[1].name.split(".")], reverse=True)
+    return next((str(c) for c in candidates if c and _python_version(str(c)) == version), None)
 
 
 def _venv_dir(bpy_version: str) -> Path:
@@ -48,18 +83,38 @@ def _venv_python(venv: Path) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
-def bootstrap(bpy_version: str, argv: list[str], venv: Path | None = None, pins: list[str] | None = None) -> None:
-    """Re-exec inside the pinned venv, creating or updating it first."""
+def _venv_version(venv: Path) -> str | None:
+    """X.Y of the Python a venv was made with, from its pyvenv.cfg."""
+    for line in (venv / "pyvenv.cfg").read_text().splitlines() if (venv / "pyvenv.cfg").exists() else []:
+        key, _, value = line.partition("=")
+        if key.strip() == "version":
+            return ".".join(value.strip().split(".")[:2])
+    return None
+
+
+def bootstrap(bpy_version: str, argv: list[str], venv: Path | None = None, pins: list[str] | None = None,
+              python: str | None = None) -> None:
+    """Re-exec inside the pinned venv, creating or updating it first.
+    Exits with one line when the Python that Blender needs is not found."""
     venv = venv or _venv_dir(bpy_version)
     py = _venv_python(venv)
-    pins = pins or [f"bpy=={bpy_version}", *PINS]
+    if pins is None:
+        needs, numpy = runtime(bpy_version)
+        pins = [f"bpy=={bpy_version}", f"numpy=={numpy}", *PINS]
+    else:               # the codec alone: this Python (or --python) will do
+        needs = None
     stamp = venv / ".lgf-pins"
     want = "\n".join(pins)
     if Path(sys.prefix).resolve() == venv.resolve() and stamp.exists() and stamp.read_text() == want:
         return
-    if not py.exists():
-        print(f"creating {venv.name} (Python {sys.version.split()[0]}) ...", flush=True)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    if not py.exists() or needs and _venv_version(venv) != needs:    # remade: an older build.py's
+        base = find_python(needs, python) if needs else python or sys.executable
+        if base is None:
+            where = f"{python} is not Python {needs}" if python else f"no python{needs} on the PATH or in pyenv"
+            sys.exit(f"build.py: bpy {bpy_version} needs Python {needs} ({where}): "
+                     f"install it or pass --python /path/to/python{needs}")
+        print(f"creating {venv.name} (Python {_python_version(base)}: {base}) ...", flush=True)
+        subprocess.run([base, "-m", "venv", "--clear", str(venv)], check=True)
     if not stamp.exists() or stamp.read_text() != want:
         print(f"installing {', '.join(pins)} into {venv.name} ...", flush=True)
         subprocess.run([str(py), "-m", "pip", "install", "--disable-pip-version-check", "-q", *pins], check=True)
@@ -194,10 +249,14 @@ def bench(zip_path: Path, args: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    bpy_version = DEFAULT_BPY
+    bpy_version, python = DEFAULT_BPY, None
     if "--bpy" in argv:
         i = argv.index("--bpy")
         bpy_version = BPY_PINS.get(argv[i + 1], argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
+    if "--python" in argv:
+        i = argv.index("--python")
+        python = argv[i + 1]
         argv = argv[:i] + argv[i + 2:]
     if argv[:1] == ["wheel"]:          # plain Python is enough: no Blender, no venv
         out = build_wheel()
@@ -212,13 +271,13 @@ def main(argv: list[str]) -> int:
         if any("blender" in a for a in rest):
             print("build.py: the Blender tests run on Blender's own numpy; --numpy 2 is for tests/codec", file=sys.stderr)
             return 2
-        bootstrap("", sys.argv[1:], ROOT / ".venv-np2", NUMPY2_PINS)
+        bootstrap("", sys.argv[1:], ROOT / ".venv-np2", NUMPY2_PINS, python)
         import numpy
         print(f"codec tests on numpy {numpy.__version__} (no bpy)", flush=True)
         if not any(a.startswith("tests") for a in rest):
             rest.append("tests/codec")
         return subprocess.call([sys.executable, "-m", "pytest", *rest], cwd=ROOT)
-    bootstrap(bpy_version, sys.argv[1:])
+    bootstrap(bpy_version, sys.argv[1:], python=python)
     command, rest = (argv[0], argv[1:]) if argv and argv[0] in ("test", "bench", "zip", "fuzz") else ("build", argv)
     if command == "fuzz":          # the Blender-free codec only: no zip needed
         return subprocess.call([sys.executable, str(ROOT / "tests" / "fuzz.py"), *rest], cwd=ROOT)

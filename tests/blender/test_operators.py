@@ -1,6 +1,7 @@
 """Every format's operators: registered, in the menus, with a FileHandler, and
 with properties in step with their codec options dataclasses."""
 import dataclasses
+import sys
 
 import pytest
 
@@ -160,7 +161,8 @@ def test_failed_export_keeps_the_existing_file(clean, lgf, tmp_path):
 
 def test_bundled_wheel_is_installed_with_the_extension(lgf):
     from pathlib import Path
-    site = Path(bpy.utils.user_resource("EXTENSIONS")) / ".local" / "lib" / "python3.11" / "site-packages"
+    python = "python%d.%d" % sys.version_info[:2]      # Blender's own: 3.11 up to 5.0, 3.13 from 5.1
+    site = Path(bpy.utils.user_resource("EXTENSIONS")) / ".local" / "lib" / python / "site-packages"
     assert (site / "Crypto" / "Cipher").is_dir(), f"pycryptodome from the zip's wheels/ is not in {site}"
 
 
