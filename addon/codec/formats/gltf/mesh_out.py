@@ -178,25 +178,29 @@ def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
     return q * np.float32(scale) if scale != 1.0 else q
 
 
-def grid(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(step (3,), whole steps (..., 3) int32) when every coordinate of `points` (..., 3) is a whole multiple
-    of a step per axis, within int16 (a vertex-animated mesh packed on a grid, as Unreal's frames are);
-    None when some axis has none."""
-    base = points.reshape(-1, 3)[: 1 << 16]
+def grid(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(step (3,), whole steps (K, 3, V) int32) when every coordinate of `planes` (K, 3, V: each key's x, y
+    and z rows) is a whole multiple of a step per axis, within int16 (a vertex-animated mesh packed on a
+    grid, as Unreal's frames are); None when some axis has none. The step is sought in the first 65536
+    points."""
+    n_keys, _, n_v = planes.shape
+    head = planes[: -(-(1 << 16) // max(n_v, 1))]
     out = np.ones(3)
-    ints = np.empty(points.shape, np.int32)
+    ints = np.empty(planes.shape, np.int32)
     for k in range(3):
-        steps = np.diff(np.unique(base[:, k]))
+        axis = planes[:, k]
+        steps = np.diff(np.unique(head[:, k].reshape(-1)[: 1 << 16]))
         q = float(steps.min()) if len(steps) else 1.0    # one value: any step holds it
+        reach = max(-float(axis.min()), float(axis.max()))
         for div in (1, 2, 3, 4, 8):
             step = q / div
-            if step <= 0 or np.abs(points[..., k]).max() / step > 32767:
+            if step <= 0 or reach / step > 32767:
                 return None
-            r = points[..., k] * np.float32(1.0 / step)
+            r = axis * np.float32(1.0 / step)
             whole = np.rint(r)
             if np.abs(r - whole, out=r).max() < 1e-3:
                 out[k] = step
-                ints[..., k] = whole
+                ints[:, k] = whole
                 break
         else:
             return None
@@ -208,30 +212,48 @@ def _gltf_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.stack([lo[:, 0], lo[:, 2], -hi[:, 1]], 1), np.stack([hi[:, 0], hi[:, 2], -lo[:, 1]], 1)
 
 
+def _rows(part: np.ndarray, source: np.ndarray, kind: int) -> np.ndarray:
+    """(K, n, width) glTF rows (x, z, -y) of the Scene vertices `source` of each key's planes `part` (K, 3, V):
+    floats, or bytes or shorts padded to 4 bytes a row. The small types are packed into one word per vertex
+    first, so that all keys take their rows in one gather."""
+    x, z, ny = part[:, 0], part[:, 2], np.negative(part[:, 1])      # -y before any cast: 0 stays +0 in whole steps
+    if kind == 0:
+        out = np.empty((len(part), len(source), 3), "<f4")
+        for c, plane in enumerate((x, z, ny)):
+            out[:, :, c] = np.take(plane, source, axis=1)
+        return out
+    bits, word, item = (8, "<u4", "i1") if kind == 1 else (16, "<u8", "<i2")
+    mask = (1 << bits) - 1
+    packed = (x.astype(word) & mask) | ((z.astype(word) & mask) << bits) | ((ny.astype(word) & mask) << 2 * bits)
+    return np.take(packed, source, axis=1).view(item).reshape(len(part), len(source), 4)
+
+
 def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize: bool):
     """The morph targets (deltas from their reference key), every target in one pass: dense ones in one
     buffer view per component type, sparse ones where few vertices move. -> (targets, base POSITION
     accessor, grid step or None). quantize: when every key lies on a grid (Unreal frames), positions and
     deltas are whole steps (KHR_mesh_quantization: bytes or shorts), the step goes on the node. The bulk
-    work stays in Blender's axes; glTF's (x, z, -y) is taken where the rows are written."""
+    work runs on each key's x, y and z rows apart (contiguous, in Blender's axes); glTF's (x, z, -y) is
+    taken where the rows are written."""
     keys = mesh.shape_keys
-    every = np.stack([np.asarray(k.positions, np.float32) for k in keys])          # (K, V, 3)
+    planes = np.empty((len(keys), 3, len(keys[0].positions)), np.float32)     # (K, 3, V)
+    for k, key in enumerate(keys):
+        planes[k] = np.asarray(key.positions, np.float32).T
     if scale != 1.0:
-        every *= np.float32(scale)
+        planes *= np.float32(scale)
     refs = np.array([k.relative_to if 0 < k.relative_to < len(keys) else 0 for k in keys[1:]], np.int64)
-    found = grid(every) if quantize else None
+    found = grid(planes) if quantize else None
     step = None
     if found is not None:
-        step, ints = found[0][[0, 2, 1]], found[1]
-        base = buf.accessor(points_from_blender(ints[0][source]).astype("<i2"), ARRAY_BUFFER, bounds=True)
-        delta = ints[1:] - (ints[0] if not refs.any() else ints[refs])
+        step, planes = found[0][[0, 2, 1]], found[1]
+        base = buf.accessor(points_from_blender(planes[0][:, source].T).astype("<i2"), ARRAY_BUFFER, bounds=True)
     else:
-        base = buf.accessor(points_from_blender(every[0][source]), ARRAY_BUFFER, bounds=True)
-        delta = every[1:] - (every[0] if not refs.any() else every[refs])
+        base = buf.accessor(points_from_blender(planes[0][:, source].T), ARRAY_BUFFER, bounds=True)
+    delta = planes[1:] - (planes[0] if not refs.any() else planes[refs])
     used = np.unique(source)
-    d_used = delta if len(used) == delta.shape[1] else delta[:, used]
-    lo, hi = _gltf_bounds(d_used.min(1), d_used.max(1))                       # (K-1, 3), glTF axes
-    moved = (d_used != 0).any(2)
+    d_used = delta if len(used) == delta.shape[2] else delta[:, :, used]
+    lo, hi = _gltf_bounds(d_used.min(2), d_used.max(2))                      # (K-1, 3), glTF axes
+    moved = (d_used[:, 0] != 0) | (d_used[:, 1] != 0) | (d_used[:, 2] != 0)
     counts = np.bincount(np.searchsorted(used, source), minlength=len(used))   # glTF vertices per Scene vertex
     n_moved = moved.astype(np.int64) @ counts
     n = len(source)
@@ -245,18 +267,13 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
         out[k]["POSITION"] = buf.zeros(n)
     for k in np.flatnonzero(sparse & (n_moved > 0)).tolist():
         rows = np.flatnonzero(moved[k][np.searchsorted(used, source)])
-        values = points_from_blender(delta[k][source[rows]]).astype(("<f4", "i1", "<i2")[kinds[k]])
+        values = points_from_blender(delta[k][:, source[rows]].T).astype(("<f4", "i1", "<i2")[kinds[k]])
         out[k]["POSITION"] = buf.sparse(values, rows, n, (lo[k], hi[k]))
-    for kind, dtype in ((0, "<f4"), (1, "i1"), (2, "<i2")):
+    for kind in (0, 1, 2):
         dense = np.flatnonzero(~sparse & (n_moved > 0) & (kinds == kind))
         if not len(dense):
             continue
-        width = 3 if kind == 0 else 4                   # byte and short rows padded to 4 bytes
-        small = np.zeros((len(dense), delta.shape[1], width), dtype)    # per Scene vertex, then one gather
-        part = delta if len(dense) == len(delta) else delta[dense]
-        small[:, :, 0], small[:, :, 1] = part[:, :, 0], part[:, :, 2]
-        np.negative(part[:, :, 1], out=small[:, :, 2], casting="unsafe")
-        block = np.take(small, source, axis=1)
+        block = _rows(delta if len(dense) == len(delta) else delta[dense], source, kind)
         first = buf.block(block)
         for j, k in enumerate(dense.tolist()):
             out[k]["POSITION"] = buf.slice(first, j, n, block, (lo[k], hi[k]))

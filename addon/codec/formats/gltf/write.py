@@ -23,11 +23,11 @@ def _pad(data: bytes, fill: bytes) -> bytes:
 def glb_bytes(json_text: bytes, bin_chunk: bytes | None) -> bytes:
     """A .glb: the JSON chunk padded with spaces, the BIN chunk (when any) padded with zeros."""
     js = _pad(json_text, b" ")
-    parts = [struct.pack("<II", len(js), CHUNK_JSON), js]
+    size = 12 + 8 + len(js) + (8 + len(bin_chunk) if bin_chunk is not None else 0)
+    parts = [struct.pack("<4sII", GLB_MAGIC, GLB_VERSION, size), struct.pack("<II", len(js), CHUNK_JSON), js]
     if bin_chunk is not None:
         parts += [struct.pack("<II", len(bin_chunk), CHUNK_BIN), bin_chunk]
-    body = b"".join(parts)
-    return struct.pack("<4sII", GLB_MAGIC, GLB_VERSION, 12 + len(body)) + body
+    return b"".join(parts)          # one copy of a BIN chunk that may be hundreds of MB
 
 
 def encode_bytes(doc: Document) -> bytes:
