@@ -95,38 +95,60 @@ def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarra
     return j, w.astype(np.float32), bool(free.any())
 
 
-def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
-               n_joints: int = -1, quantize: bool = False) -> Written | None:
-    """Append the glTF mesh of `mesh` (positions times `scale`); n_joints >= 0: its skin's joint count;
-    quantize: its one node may carry a grid step (see _targets)."""
-    mesh = _finite(mesh, warnings)
+@dataclass
+class Split:
+    """A mesh's triangles split into glTF vertices: the bulk work of a mesh that needs no buffer, so that
+    several meshes can take it on two threads (parallel.map_two) before they are written in order."""
+    mesh: Mesh                  # with values that are not finite at 0
+    notes: list[str]            # warnings, given when the mesh is written
+    face: np.ndarray            # (T,) the Scene face of each triangle
+    source: np.ndarray          # (V',) the Scene vertex of each glTF vertex
+    corner: np.ndarray          # (V',) the Scene corner of each glTF vertex
+    normals: np.ndarray         # (V', 3) glTF axes
+    tri_vertices: np.ndarray    # (T, 3) glTF vertices
+
+
+def split(mesh: Mesh) -> Split | None:
+    """The corner -> vertex split of `mesh` (None: it has no faces, noted)."""
+    notes = Warnings()
+    mesh = _finite(mesh, notes)
     nc = len(mesh.corners)
     tris_c, face = meshops.triangulate(mesh.faces, nc)
     if not len(tris_c):
-        warnings.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
-        return None
-    corners = np.asarray(mesh.corners, np.int64)
-    tv = corners[tris_c]
-    uv_names = list(mesh.uv_layers)
-    rows = tris_c.reshape(-1)                      # the Scene corner of each triangle corner
+        notes.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
+        return Split(mesh, notes.items, face, *[np.zeros(0, np.int64)] * 4)
+    tv = np.asarray(mesh.corners, np.int64)[tris_c]
     normals = _corner_normals(mesh, tris_c, tv)
-    record = [normals] + [_corner_rows(mesh.uv_layers[n], tris_c) for n in uv_names] \
+    record = [normals] + [_corner_rows(a, tris_c) for a in mesh.uv_layers.values()] \
         + [_corner_rows(c, tris_c) for c in mesh.colors.values()]
     first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
-    source = tv.reshape(-1)[first]
+    return Split(mesh, notes.items, face, tv.reshape(-1)[first], tris_c.reshape(-1)[first],
+                 points_from_blender(normals[first]), vertex_of.reshape(-1, 3))
+
+
+def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
+               n_joints: int = -1, quantize: bool = False) -> Written | None:
+    """Append the glTF mesh of a split mesh (positions times `scale`); n_joints >= 0: its skin's joint count;
+    quantize: its one node may carry a grid step (see _targets)."""
+    for note in sp.notes:
+        warnings.warn(note)
+    if not len(sp.tri_vertices):
+        return None
+    mesh, source, rows = sp.mesh, sp.source, sp.corner
+    uv_names = list(mesh.uv_layers)
     targets, step = [], None
     if len(mesh.shape_keys) > 1:
         targets, position, step = _targets(mesh, source, buf, scale, quantize)
     else:
         basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
         position = buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True)
-    attrs = {"POSITION": position, "NORMAL": buf.accessor(points_from_blender(normals[first]), ARRAY_BUFFER)}
+    attrs = {"POSITION": position, "NORMAL": buf.accessor(sp.normals, ARRAY_BUFFER)}
     for i, name in enumerate(uv_names):
-        uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows[first]])
+        uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows])
         attrs[f"TEXCOORD_{i}"] = buf.accessor(uv, ARRAY_BUFFER)
     for i, c in enumerate(mesh.colors.values()):
-        col = np.clip(np.nan_to_num(np.asarray(c, np.float32)[rows[first]]), 0.0, 1.0)
-        attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(first), -1)[:, :4], ARRAY_BUFFER)
+        col = np.clip(np.nan_to_num(np.asarray(c, np.float32)[rows]), 0.0, 1.0)
+        attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(rows), -1)[:, :4], ARRAY_BUFFER)
     extra = False
     if mesh.skin is not None and n_joints >= 0:
         j, w, extra = _skin_rows(mesh, n_joints, warnings)
@@ -137,14 +159,13 @@ def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: floa
     if targets:
         out["weights"] = [float(k.value) for k in mesh.shape_keys[1:]]
         out["extras"] = {"targetNames": [k.name for k in mesh.shape_keys[1:]]}
-    n_v = len(first)
+    n_v = len(source)
     index_type = np.uint8 if n_v < 0xFF else np.uint16 if n_v < 0xFFFF else np.uint32
-    tri_vertices = vertex_of.reshape(-1, 3)
-    slots = np.zeros(len(tris_c), np.int64) if mesh.face_material is None else \
-        np.asarray(mesh.face_material, np.int64)[face]
+    slots = np.zeros(len(sp.face), np.int64) if mesh.face_material is None else \
+        np.asarray(mesh.face_material, np.int64)[sp.face]
     for slot in np.unique(slots).tolist() if len(slots) else []:
         prim: dict = {"attributes": attrs, "mode": 4,
-                      "indices": buf.accessor(tri_vertices[slots == slot].reshape(-1).astype(index_type),
+                      "indices": buf.accessor(sp.tri_vertices[slots == slot].reshape(-1).astype(index_type),
                                               ELEMENT_ARRAY_BUFFER)}
         scene_mat = mesh.materials[slot] if 0 <= slot < len(mesh.materials) else -1
         mat = mats.material(scene_mat, uv_names)
