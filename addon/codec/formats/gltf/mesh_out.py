@@ -208,6 +208,7 @@ def grid(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     head = planes[: -(-(1 << 16) // max(n_v, 1))]
     out = np.ones(3)
     ints = np.empty(planes.shape, np.int32)
+    r, whole = np.empty((2, n_keys, n_v), np.float32)        # reused: a fresh array of this size costs its page faults
     for k in range(3):
         axis = planes[:, k]
         steps = np.diff(np.unique(head[:, k].reshape(-1)[: 1 << 16]))
@@ -217,9 +218,9 @@ def grid(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
             step = q / div
             if step <= 0 or reach / step > 32767:
                 return None
-            r = axis * np.float32(1.0 / step)
-            whole = np.rint(r)
-            if np.abs(r - whole, out=r).max() < 1e-3:
+            np.multiply(axis, np.float32(1.0 / step), out=r)
+            np.rint(r, out=whole)
+            if np.abs(np.subtract(r, whole, out=r), out=r).max() < 1e-3:
                 out[k] = step
                 ints[:, k] = whole
                 break
@@ -271,11 +272,12 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
     else:
         base = buf.accessor(points_from_blender(planes[0][:, source].T), ARRAY_BUFFER, bounds=True)
     delta = planes[1:] - (planes[0] if not refs.any() else planes[refs])
-    used = np.unique(source)
-    d_used = delta if len(used) == delta.shape[2] else delta[:, :, used]
-    lo, hi = _gltf_bounds(d_used.min(2), d_used.max(2))                      # (K-1, 3), glTF axes
-    moved = (d_used[:, 0] != 0) | (d_used[:, 1] != 0) | (d_used[:, 2] != 0)
-    counts = np.bincount(np.searchsorted(used, source), minlength=len(used))   # glTF vertices per Scene vertex
+    counts = np.bincount(source, minlength=delta.shape[2])       # glTF vertices per Scene vertex
+    unused = np.flatnonzero(counts == 0)
+    if len(unused):       # they take a used vertex's deltas (no copy of the used ones): the bounds are theirs
+        delta[:, :, unused] = delta[:, :, source[:1]]
+    lo, hi = _gltf_bounds(delta.min(2), delta.max(2))                          # (K-1, 3), glTF axes
+    moved = (delta[:, 0] != 0) | (delta[:, 1] != 0) | (delta[:, 2] != 0)
     n_moved = moved.astype(np.int64) @ counts
     n = len(source)
     sparse = n_moved < SPARSE_BELOW * n
@@ -287,7 +289,7 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
     for k in np.flatnonzero(n_moved == 0).tolist():
         out[k]["POSITION"] = buf.zeros(n)
     for k in np.flatnonzero(sparse & (n_moved > 0)).tolist():
-        rows = np.flatnonzero(moved[k][np.searchsorted(used, source)])
+        rows = np.flatnonzero(moved[k][source])
         values = points_from_blender(delta[k][:, source[rows]].T).astype(("<f4", "i1", "<i2")[kinds[k]])
         out[k]["POSITION"] = buf.sparse(values, rows, n, (lo[k], hi[k]))
     for kind in (0, 1, 2):
