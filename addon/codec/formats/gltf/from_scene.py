@@ -19,7 +19,7 @@ from ...parallel import PARALLEL_CORNERS, map_two
 from ...scene import Scene
 from ...version import version
 from . import animation_out
-from .accessors_out import Buffer
+from .accessors_out import Buffer, Built
 from .conventions import BASIS, TO_GLTF, own_frame
 from .materials_out import Materials
 from .mesh_out import split, write_mesh
@@ -295,14 +295,15 @@ class Writer:
             self.json["nodes"] = self.nodes
         self.json["scenes"] = [{"name": "Scene", **({"nodes": roots} if roots else {})}]
         self.json["scene"] = 0
-        data = self.buf.bytes()
-        if data:
-            self.json["buffers"] = [{"byteLength": len(data)}]
+        pieces = self.buf.pieces()
+        size = sum(len(p) for p in pieces)
+        if size:
+            self.json["buffers"] = [{"byteLength": size}]
         order = ["asset", "extensionsUsed", "extensionsRequired", "extensions", "scene", "scenes", "nodes", "meshes",
                  "skins", "cameras", "materials", "textures", "samplers", "images", "animations", "accessors",
                  "bufferViews", "buffers"]
         tree = {k: self.json[k] for k in order if k in self.json}
-        return Document(json=tree, buffers=[data] if data else [], resources=self.resources, binary=True)
+        return Built(json=tree, pieces=pieces if size else [], resources=self.resources, binary=True)
 
 
 def from_scene(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Document:
