@@ -261,14 +261,11 @@ def _stepped_weights(mesh, chans: list[Channel], start: float, end: float):
     np.maximum.at(at, (row[inside], column[inside]), np.flatnonzero(inside))
     value = v[np.maximum.accumulate(at, axis=0)]
     column_of = {c.path: k for k, c in enumerate(mine)}
-    paths = [f'key_blocks["{k.name}"].value' for k in mesh.shape_keys]
-    if not any(p in column_of for p in paths):
+    column = np.array([column_of.get(f'key_blocks["{k.name}"].value', -1) for k in mesh.shape_keys])
+    if (column < 0).all():
         return None
-    weights = np.tile(np.array([k.value for k in mesh.shape_keys], np.float64), (len(frames), 1))
-    for i, p in enumerate(paths):
-        if p in column_of:
-            weights[:, i] = value[:, column_of[p]]
-    return frames, weights
+    held = np.array([k.value for k in mesh.shape_keys], np.float64)      # a key no channel animates
+    return frames, np.where(column >= 0, value[:, np.maximum(column, 0)], held)
 
 
 def write_animations(w) -> None:
