@@ -246,7 +246,14 @@ def _rows(part: np.ndarray, source: np.ndarray, kind: int) -> np.ndarray:
         return out
     bits, word, item = (8, "<u4", "i1") if kind == 1 else (16, "<u8", "<i2")
     mask = (1 << bits) - 1
-    packed = (x.astype(word) & mask) | ((z.astype(word) & mask) << bits) | ((ny.astype(word) & mask) << 2 * bits)
+    packed, more = x.astype(word), z.astype(word)       # in place from here: each fresh array costs its page faults
+    packed &= mask
+    for shift, plane in ((bits, None), (2 * bits, ny)):
+        if plane is not None:
+            np.copyto(more, plane, casting="unsafe")
+        more &= mask
+        more <<= shift
+        packed |= more
     return np.take(packed, source, axis=1).view(item).reshape(len(part), len(source), 4)
 
 
@@ -278,8 +285,9 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
         delta[:, :, unused] = delta[:, :, source[:1]]
     lo, hi = _gltf_bounds(delta.min(2), delta.max(2))                          # (K-1, 3), glTF axes
     moved = (delta[:, 0] != 0) | (delta[:, 1] != 0) | (delta[:, 2] != 0)
-    n_moved = moved.astype(np.int64) @ counts
     n = len(source)
+    exact = np.float32 if n < 1 << 24 else np.float64          # sums of whole counts: exact below 2^24 (2^53)
+    n_moved = (moved.astype(exact) @ counts.astype(exact)).astype(np.int64)
     sparse = n_moved < SPARSE_BELOW * n
     kinds = np.zeros(len(delta), np.int8)              # 0 float (of whole steps when quantized), 1 byte, 2 short
     if step is not None:
