@@ -246,11 +246,10 @@ def _rows(part: np.ndarray, source: np.ndarray, kind: int) -> np.ndarray:
         return out
     bits, word, item = (8, "<u4", "i1") if kind == 1 else (16, "<u8", "<i2")
     mask = (1 << bits) - 1
-    packed, more = x.astype(word), z.astype(word)       # in place from here: each fresh array costs its page faults
+    packed, more = x.astype(word), np.empty(x.shape, word)
     packed &= mask
-    for shift, plane in ((bits, None), (2 * bits, ny)):
-        if plane is not None:
-            np.copyto(more, plane, casting="unsafe")
+    for shift, plane in ((bits, z), (2 * bits, ny)):       # in place: each fresh array costs its page faults
+        np.copyto(more, plane, casting="unsafe")
         more &= mask
         more <<= shift
         packed |= more
@@ -281,7 +280,7 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
     delta = planes[1:] - (planes[0] if not refs.any() else planes[refs])
     counts = np.bincount(source, minlength=delta.shape[2])       # glTF vertices per Scene vertex
     unused = np.flatnonzero(counts == 0)
-    if len(unused):       # they take a used vertex's deltas (no copy of the used ones): the bounds are theirs
+    if len(unused):       # they take a used vertex's deltas: bounds and moves are the used ones' alone, uncopied
         delta[:, :, unused] = delta[:, :, source[:1]]
     lo, hi = _gltf_bounds(delta.min(2), delta.max(2))                          # (K-1, 3), glTF axes
     moved = (delta[:, 0] != 0) | (delta[:, 1] != 0) | (delta[:, 2] != 0)
