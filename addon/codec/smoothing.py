@@ -10,6 +10,7 @@ import numpy as np
 
 from .meshops_normals import face_normals, unit as _unit
 from .meshops_weld import weld_ids
+from .parallel import PARALLEL_CORNERS, map_two
 
 # pair expansion per welded point is quadratic in the distinct masks there;
 # beyond this many pairs we only smooth faces with identical masks
@@ -81,10 +82,12 @@ def with_normals(scene):
     """The scene, with corner normals from the groups for each triangle mesh that has groups but
     no normals (a .3ds read for Blender's own smoothing), for formats that store normals."""
     from dataclasses import replace
-    meshes = []
-    for m in scene.meshes:
+
+    def one(m):
         if m.normals is None and m.smoothing is not None and len(m.corners) == 3 * len(m.faces):
             m = replace(m, normals=smooth_normals(m.positions, m.corners.reshape(-1, 3).astype(np.int64),
                                                   m.smoothing))
-        meshes.append(m)
-    return replace(scene, meshes=meshes)
+        return m
+
+    corners = sum(len(m.corners) for m in scene.meshes)     # several meshes: two at a time
+    return replace(scene, meshes=map_two(one, scene.meshes, threaded=corners >= PARALLEL_CORNERS))

@@ -114,6 +114,58 @@ def test_unreal_frames_on_their_grid_are_quantized_and_replay_exactly(samples, t
             np.testing.assert_allclose(got, source_corners(scene, 0, a, f), atol=tol, err_msg=f"{a.name} {f}")
 
 
+@pytest.mark.parametrize("quantize", [True, False])
+def test_target_bounds_leave_out_a_vertex_no_face_uses(tmp_path, quantize):
+    """A vertex no face uses is no glTF vertex: its far move is in no target's data nor in its min/max
+    (the writer reuses a used vertex's deltas there rather than copy every frame's used rows)."""
+    from addon.codec.scene import ShapeKey
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [9, 9, 9]], np.float32) * np.float32(0.5)
+    up, down = pos.copy(), pos.copy()
+    up[:4] += (0, 0, 1)
+    up[4] += (0, 0, 50)
+    down[:4] -= (0.5, 0, 0)
+    down[4] -= (0, 0, 50)
+    mesh = Mesh.from_triangles("m", pos, [[0, 1, 2], [1, 3, 2]], shape_keys=[
+        ShapeKey("Basis", pos), ShapeKey("Up", up), ShapeKey("Down", down)])
+    save(Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh]), tmp_path / "m.glb", quantize=quantize)
+    g = Gltf(tmp_path / "m.glb")
+    targets = g.json["meshes"][0]["primitives"][0]["targets"]
+    scale = np.array(g.json["nodes"][0].get("scale", [1.0, 1.0, 1.0]))
+    want = {0: to_gltf_axes(np.array([[0, 0, 1.0]])), 1: to_gltf_axes(np.array([[-0.5, 0, 0]]))}
+    for k, t in enumerate(targets):
+        acc = g.json["accessors"][t["POSITION"]]
+        data = g.accessor(t["POSITION"])
+        assert len(data) == 4
+        np.testing.assert_allclose(data * scale, np.repeat(want[k], 4, 0), atol=1e-6)
+        assert acc["min"] == data.min(0).tolist() and acc["max"] == data.max(0).tolist()
+
+
+def test_stepped_shape_key_weights_are_the_evaluators(tmp_path):
+    """Stepped (CONSTANT) shape-key channels, as Unreal's frames are, are sampled in bulk: the weights
+    written at each key time are what the codec's evaluator gives there, for keys before, inside and past
+    the range, a channel of one key and a shape key no channel animates."""
+    from addon.codec.scene import Animation, Channel, ShapeKey
+    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32)
+    keys = [ShapeKey("Basis", pos)] + [ShapeKey(f"K{i}", pos + np.float32(i + 1), value=0.25 * i)
+                                       for i in range(4)]
+    mesh = Mesh.from_triangles("m", pos, [[0, 1, 2]], shape_keys=keys)
+    ch = lambda name, f, v: Channel(0, f'key_blocks["{name}"].value', np.array(f, float),   # noqa: E731
+                                    np.array(v, float)[:, None], interpolation="CONSTANT")
+    anim = Animation("A", 2.0, 9.0, 24.0, channels=[
+        ch("K0", [0, 3, 4], [0.5, 1, 0]), ch("K1", [5], [0.7]), ch("K2", [1, 6, 12], [0.2, 0.9, 0.4])])
+    scene = Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh], animations=[anim])
+    save(scene, tmp_path / "m.glb")
+    g = Gltf(tmp_path / "m.glb")
+    s = g.animation("A")["samplers"][0]
+    times = g.accessor(s["input"])[:, 0]
+    frames = 2.0 + times * 24.0
+    np.testing.assert_allclose(frames, [2, 3, 4, 5, 6, 9], atol=1e-5)
+    got = g.accessor(s["output"]).reshape(len(times), -1)
+    want = animation.shape_key_weights(anim, 0, mesh, [2, 3, 4, 5, 6, 9])[:, 1:]
+    np.testing.assert_array_equal(got, want.astype(np.float32))
+    assert s["interpolation"] == "STEP"
+
+
 def test_targets_are_sparse_where_most_vertices_stay(tmp_path):
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [2, 0, 0], [2, 1, 0]], np.float32)
     moved = pos.copy()

@@ -15,13 +15,14 @@ import numpy as np
 
 from ... import animation, axes
 from ...errors import Warnings
+from ...parallel import PARALLEL_CORNERS, map_two
 from ...scene import Scene
 from ...version import version
 from . import animation_out
-from .accessors_out import Buffer
+from .accessors_out import Buffer, Built
 from .conventions import BASIS, TO_GLTF, own_frame
 from .materials_out import Materials
-from .mesh_out import write_mesh
+from .mesh_out import split, write_mesh
 from .model import Document
 from .options import ExportOptions
 
@@ -76,6 +77,7 @@ class Writer:
         self.children: dict[int, list[int]] = {}     # glTF node -> its children
         self.nodes: list[dict] = []
         self.meshes: dict = {}                       # (scene mesh, armature node) -> mesh_out.Written
+        self.splits: dict = {}                       # scene mesh -> mesh_out.Split
 
     # -- nodes -------------------------------------------------------------
     def _kept(self) -> list[int]:
@@ -160,10 +162,14 @@ class Writer:
                 self.nodes[g]["camera"] = self._camera(node.data)
             elif node.kind == "LIGHT" and 0 <= node.data < len(self.sc.lights):
                 self.nodes[g].setdefault("extensions", {})["KHR_lights_punctual"] = {"light": self._light(node.data)}
-        for i, g in self.node_of.items():
-            node = self.sc.nodes[i]
-            if node.kind == "MESH" and 0 <= node.data < len(self.sc.meshes):
-                self._mesh(i, g)
+        shown = [(i, g) for i, g in self.node_of.items()
+                 if self.sc.nodes[i].kind == "MESH" and 0 <= self.sc.nodes[i].data < len(self.sc.meshes)]
+        used = list(dict.fromkeys(self.sc.nodes[i].data for i, _ in shown))
+        corners = sum(len(self.sc.meshes[m].corners) for m in used)
+        self.splits = dict(zip(used, map_two(lambda m: split(self.sc.meshes[m]), used,
+                                             threaded=corners >= PARALLEL_CORNERS)))
+        for i, g in shown:
+            self._mesh(i, g)
 
     def _bones(self, i: int) -> None:
         bones = self.sc.armatures[self.sc.nodes[i].data].bones
@@ -185,7 +191,7 @@ class Writer:
         key = (node.data, arm)
         if key not in self.meshes:
             n_joints = len(self.sc.armatures[mesh.skin.armature].bones) if arm >= 0 else -1
-            self.meshes[key] = write_mesh(mesh, self.buf, self.mats, self.json, self.fr.scale, self.warnings,
+            self.meshes[key] = write_mesh(self.splits[node.data], self.buf, self.mats, self.json, self.fr.scale, self.warnings,
                                           n_joints, quantize=self.opts.quantize and arm < 0 and self._alone(i))
         written = self.meshes[key]
         if written is None:
@@ -289,14 +295,15 @@ class Writer:
             self.json["nodes"] = self.nodes
         self.json["scenes"] = [{"name": "Scene", **({"nodes": roots} if roots else {})}]
         self.json["scene"] = 0
-        data = self.buf.bytes()
-        if data:
-            self.json["buffers"] = [{"byteLength": len(data)}]
+        pieces = self.buf.pieces()
+        size = sum(len(p) for p in pieces)
+        if size:
+            self.json["buffers"] = [{"byteLength": size}]
         order = ["asset", "extensionsUsed", "extensionsRequired", "extensions", "scene", "scenes", "nodes", "meshes",
                  "skins", "cameras", "materials", "textures", "samplers", "images", "animations", "accessors",
                  "bufferViews", "buffers"]
         tree = {k: self.json[k] for k in order if k in self.json}
-        return Document(json=tree, buffers=[data] if data else [], resources=self.resources, binary=True)
+        return Built(json=tree, pieces=pieces if size else [], resources=self.resources, binary=True)
 
 
 def from_scene(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Document:

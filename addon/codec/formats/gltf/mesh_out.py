@@ -95,38 +95,60 @@ def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarra
     return j, w.astype(np.float32), bool(free.any())
 
 
-def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
-               n_joints: int = -1, quantize: bool = False) -> Written | None:
-    """Append the glTF mesh of `mesh` (positions times `scale`); n_joints >= 0: its skin's joint count;
-    quantize: its one node may carry a grid step (see _targets)."""
-    mesh = _finite(mesh, warnings)
+@dataclass
+class Split:
+    """A mesh's triangles split into glTF vertices: the bulk work of a mesh that needs no buffer, so that
+    several meshes can take it on two threads (parallel.map_two) before they are written in order."""
+    mesh: Mesh                  # with values that are not finite at 0
+    notes: list[str]            # warnings, given when the mesh is written
+    face: np.ndarray            # (T,) the Scene face of each triangle
+    source: np.ndarray          # (V',) the Scene vertex of each glTF vertex
+    corner: np.ndarray          # (V',) the Scene corner of each glTF vertex
+    normals: np.ndarray         # (V', 3) glTF axes
+    tri_vertices: np.ndarray    # (T, 3) glTF vertices
+
+
+def split(mesh: Mesh) -> Split | None:
+    """The corner -> vertex split of `mesh` (None: it has no faces, noted)."""
+    notes = Warnings()
+    mesh = _finite(mesh, notes)
     nc = len(mesh.corners)
     tris_c, face = meshops.triangulate(mesh.faces, nc)
     if not len(tris_c):
-        warnings.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
-        return None
-    corners = np.asarray(mesh.corners, np.int64)
-    tv = corners[tris_c]
-    uv_names = list(mesh.uv_layers)
-    rows = tris_c.reshape(-1)                      # the Scene corner of each triangle corner
+        notes.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
+        return Split(mesh, notes.items, face, *[np.zeros(0, np.int64)] * 4)
+    tv = np.asarray(mesh.corners, np.int64)[tris_c]
     normals = _corner_normals(mesh, tris_c, tv)
-    record = [normals] + [_corner_rows(mesh.uv_layers[n], tris_c) for n in uv_names] \
+    record = [normals] + [_corner_rows(a, tris_c) for a in mesh.uv_layers.values()] \
         + [_corner_rows(c, tris_c) for c in mesh.colors.values()]
     first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
-    source = tv.reshape(-1)[first]
+    return Split(mesh, notes.items, face, tv.reshape(-1)[first], tris_c.reshape(-1)[first],
+                 points_from_blender(normals[first]), vertex_of.reshape(-1, 3))
+
+
+def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
+               n_joints: int = -1, quantize: bool = False) -> Written | None:
+    """Append the glTF mesh of a split mesh (positions times `scale`); n_joints >= 0: its skin's joint count;
+    quantize: its one node may carry a grid step (see _targets)."""
+    for note in sp.notes:
+        warnings.warn(note)
+    if not len(sp.tri_vertices):
+        return None
+    mesh, source, rows = sp.mesh, sp.source, sp.corner
+    uv_names = list(mesh.uv_layers)
     targets, step = [], None
     if len(mesh.shape_keys) > 1:
         targets, position, step = _targets(mesh, source, buf, scale, quantize)
     else:
         basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
         position = buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True)
-    attrs = {"POSITION": position, "NORMAL": buf.accessor(points_from_blender(normals[first]), ARRAY_BUFFER)}
+    attrs = {"POSITION": position, "NORMAL": buf.accessor(sp.normals, ARRAY_BUFFER)}
     for i, name in enumerate(uv_names):
-        uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows[first]])
+        uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows])
         attrs[f"TEXCOORD_{i}"] = buf.accessor(uv, ARRAY_BUFFER)
     for i, c in enumerate(mesh.colors.values()):
-        col = np.clip(np.nan_to_num(np.asarray(c, np.float32)[rows[first]]), 0.0, 1.0)
-        attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(first), -1)[:, :4], ARRAY_BUFFER)
+        col = np.clip(np.nan_to_num(np.asarray(c, np.float32)[rows]), 0.0, 1.0)
+        attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(rows), -1)[:, :4], ARRAY_BUFFER)
     extra = False
     if mesh.skin is not None and n_joints >= 0:
         j, w, extra = _skin_rows(mesh, n_joints, warnings)
@@ -137,14 +159,13 @@ def write_mesh(mesh: Mesh, buf: Buffer, mats: Materials, json: dict, scale: floa
     if targets:
         out["weights"] = [float(k.value) for k in mesh.shape_keys[1:]]
         out["extras"] = {"targetNames": [k.name for k in mesh.shape_keys[1:]]}
-    n_v = len(first)
+    n_v = len(source)
     index_type = np.uint8 if n_v < 0xFF else np.uint16 if n_v < 0xFFFF else np.uint32
-    tri_vertices = vertex_of.reshape(-1, 3)
-    slots = np.zeros(len(tris_c), np.int64) if mesh.face_material is None else \
-        np.asarray(mesh.face_material, np.int64)[face]
+    slots = np.zeros(len(sp.face), np.int64) if mesh.face_material is None else \
+        np.asarray(mesh.face_material, np.int64)[sp.face]
     for slot in np.unique(slots).tolist() if len(slots) else []:
         prim: dict = {"attributes": attrs, "mode": 4,
-                      "indices": buf.accessor(tri_vertices[slots == slot].reshape(-1).astype(index_type),
+                      "indices": buf.accessor(sp.tri_vertices[slots == slot].reshape(-1).astype(index_type),
                                               ELEMENT_ARRAY_BUFFER)}
         scene_mat = mesh.materials[slot] if 0 <= slot < len(mesh.materials) else -1
         mat = mats.material(scene_mat, uv_names)
@@ -178,25 +199,30 @@ def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
     return q * np.float32(scale) if scale != 1.0 else q
 
 
-def grid(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(step (3,), whole steps (..., 3) int32) when every coordinate of `points` (..., 3) is a whole multiple
-    of a step per axis, within int16 (a vertex-animated mesh packed on a grid, as Unreal's frames are);
-    None when some axis has none."""
-    base = points.reshape(-1, 3)[: 1 << 16]
+def grid(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(step (3,), whole steps (K, 3, V) int32) when every coordinate of `planes` (K, 3, V: each key's x, y
+    and z rows) is a whole multiple of a step per axis, within int16 (a vertex-animated mesh packed on a
+    grid, as Unreal's frames are); None when some axis has none. The step is sought in the first 65536
+    points."""
+    n_keys, _, n_v = planes.shape
+    head = planes[: -(-(1 << 16) // max(n_v, 1))]
     out = np.ones(3)
-    ints = np.empty(points.shape, np.int32)
+    ints = np.empty(planes.shape, np.int32)
+    r, whole = np.empty((2, n_keys, n_v), np.float32)        # reused: a fresh array of this size costs its page faults
     for k in range(3):
-        steps = np.diff(np.unique(base[:, k]))
+        axis = planes[:, k]
+        steps = np.diff(np.unique(head[:, k].reshape(-1)[: 1 << 16]))
         q = float(steps.min()) if len(steps) else 1.0    # one value: any step holds it
+        reach = max(-float(axis.min()), float(axis.max()))
         for div in (1, 2, 3, 4, 8):
             step = q / div
-            if step <= 0 or np.abs(points[..., k]).max() / step > 32767:
+            if step <= 0 or reach / step > 32767:
                 return None
-            r = points[..., k] * np.float32(1.0 / step)
-            whole = np.rint(r)
-            if np.abs(r - whole, out=r).max() < 1e-3:
+            np.multiply(axis, np.float32(1.0 / step), out=r)
+            np.rint(r, out=whole)
+            if np.abs(np.subtract(r, whole, out=r), out=r).max() < 1e-3:
                 out[k] = step
-                ints[..., k] = whole
+                ints[:, k] = whole
                 break
         else:
             return None
@@ -208,33 +234,59 @@ def _gltf_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.stack([lo[:, 0], lo[:, 2], -hi[:, 1]], 1), np.stack([hi[:, 0], hi[:, 2], -lo[:, 1]], 1)
 
 
+def _rows(part: np.ndarray, source: np.ndarray, kind: int) -> np.ndarray:
+    """(K, n, width) glTF rows (x, z, -y) of the Scene vertices `source` of each key's planes `part` (K, 3, V):
+    floats, or bytes or shorts padded to 4 bytes a row. The small types are packed into one word per vertex
+    first, so that all keys take their rows in one gather."""
+    x, z, ny = part[:, 0], part[:, 2], np.negative(part[:, 1])      # -y before any cast: 0 stays +0 in whole steps
+    if kind == 0:
+        out = np.empty((len(part), len(source), 3), "<f4")
+        for c, plane in enumerate((x, z, ny)):
+            out[:, :, c] = np.take(plane, source, axis=1)
+        return out
+    bits, word, item = (8, "<u4", "i1") if kind == 1 else (16, "<u8", "<i2")
+    mask = (1 << bits) - 1
+    packed, more = x.astype(word), np.empty(x.shape, word)
+    packed &= mask
+    for shift, plane in ((bits, z), (2 * bits, ny)):       # in place: each fresh array costs its page faults
+        np.copyto(more, plane, casting="unsafe")
+        more &= mask
+        more <<= shift
+        packed |= more
+    return np.take(packed, source, axis=1).view(item).reshape(len(part), len(source), 4)
+
+
 def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize: bool):
     """The morph targets (deltas from their reference key), every target in one pass: dense ones in one
     buffer view per component type, sparse ones where few vertices move. -> (targets, base POSITION
     accessor, grid step or None). quantize: when every key lies on a grid (Unreal frames), positions and
     deltas are whole steps (KHR_mesh_quantization: bytes or shorts), the step goes on the node. The bulk
-    work stays in Blender's axes; glTF's (x, z, -y) is taken where the rows are written."""
+    work runs on each key's x, y and z rows apart (contiguous, in Blender's axes); glTF's (x, z, -y) is
+    taken where the rows are written."""
     keys = mesh.shape_keys
-    every = np.stack([np.asarray(k.positions, np.float32) for k in keys])          # (K, V, 3)
+    planes = np.empty((len(keys), 3, len(keys[0].positions)), np.float32)     # (K, 3, V)
+    for k, key in enumerate(keys):
+        planes[k] = np.asarray(key.positions, np.float32).T
     if scale != 1.0:
-        every *= np.float32(scale)
+        planes *= np.float32(scale)
     refs = np.array([k.relative_to if 0 < k.relative_to < len(keys) else 0 for k in keys[1:]], np.int64)
-    found = grid(every) if quantize else None
+    found = grid(planes) if quantize else None
     step = None
     if found is not None:
-        step, ints = found[0][[0, 2, 1]], found[1]
-        base = buf.accessor(points_from_blender(ints[0][source]).astype("<i2"), ARRAY_BUFFER, bounds=True)
-        delta = ints[1:] - (ints[0] if not refs.any() else ints[refs])
+        step, planes = found[0][[0, 2, 1]], found[1]
+        base = buf.accessor(points_from_blender(planes[0][:, source].T).astype("<i2"), ARRAY_BUFFER, bounds=True)
     else:
-        base = buf.accessor(points_from_blender(every[0][source]), ARRAY_BUFFER, bounds=True)
-        delta = every[1:] - (every[0] if not refs.any() else every[refs])
-    used = np.unique(source)
-    d_used = delta if len(used) == delta.shape[1] else delta[:, used]
-    lo, hi = _gltf_bounds(d_used.min(1), d_used.max(1))                       # (K-1, 3), glTF axes
-    moved = (d_used != 0).any(2)
-    counts = np.bincount(np.searchsorted(used, source), minlength=len(used))   # glTF vertices per Scene vertex
-    n_moved = moved.astype(np.int64) @ counts
+        base = buf.accessor(points_from_blender(planes[0][:, source].T), ARRAY_BUFFER, bounds=True)
+    delta = planes[1:] - (planes[0] if not refs.any() else planes[refs])
+    counts = np.bincount(source, minlength=delta.shape[2])       # glTF vertices per Scene vertex
+    unused = np.flatnonzero(counts == 0)
+    if len(unused):       # they take a used vertex's deltas: bounds and moves are the used ones' alone, uncopied
+        delta[:, :, unused] = delta[:, :, source[:1]]
+    lo, hi = _gltf_bounds(delta.min(2), delta.max(2))                          # (K-1, 3), glTF axes
+    moved = (delta[:, 0] != 0) | (delta[:, 1] != 0) | (delta[:, 2] != 0)
     n = len(source)
+    exact = np.float32 if n < 1 << 24 else np.float64          # sums of whole counts: exact below 2^24 (2^53)
+    n_moved = (moved.astype(exact) @ counts.astype(exact)).astype(np.int64)
     sparse = n_moved < SPARSE_BELOW * n
     kinds = np.zeros(len(delta), np.int8)              # 0 float (of whole steps when quantized), 1 byte, 2 short
     if step is not None:
@@ -244,19 +296,14 @@ def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize
     for k in np.flatnonzero(n_moved == 0).tolist():
         out[k]["POSITION"] = buf.zeros(n)
     for k in np.flatnonzero(sparse & (n_moved > 0)).tolist():
-        rows = np.flatnonzero(moved[k][np.searchsorted(used, source)])
-        values = points_from_blender(delta[k][source[rows]]).astype(("<f4", "i1", "<i2")[kinds[k]])
+        rows = np.flatnonzero(moved[k][source])
+        values = points_from_blender(delta[k][:, source[rows]].T).astype(("<f4", "i1", "<i2")[kinds[k]])
         out[k]["POSITION"] = buf.sparse(values, rows, n, (lo[k], hi[k]))
-    for kind, dtype in ((0, "<f4"), (1, "i1"), (2, "<i2")):
+    for kind in (0, 1, 2):
         dense = np.flatnonzero(~sparse & (n_moved > 0) & (kinds == kind))
         if not len(dense):
             continue
-        width = 3 if kind == 0 else 4                   # byte and short rows padded to 4 bytes
-        small = np.zeros((len(dense), delta.shape[1], width), dtype)    # per Scene vertex, then one gather
-        part = delta if len(dense) == len(delta) else delta[dense]
-        small[:, :, 0], small[:, :, 1] = part[:, :, 0], part[:, :, 2]
-        np.negative(part[:, :, 1], out=small[:, :, 2], casting="unsafe")
-        block = np.take(small, source, axis=1)
+        block = _rows(delta if len(dense) == len(delta) else delta[dense], source, kind)
         first = buf.block(block)
         for j, k in enumerate(dense.tolist()):
             out[k]["POSITION"] = buf.slice(first, j, n, block, (lo[k], hi[k]))

@@ -2,9 +2,9 @@
 
 A Document read from a file (json_text set) is written back as it was read: the JSON text,
 buffer 0 as the .glb's BIN chunk followed by `bin_padding` (the chunk's own bytes past the buffer),
-and the files its URIs named. A Document that from_scene built (json_text empty) is serialised
-here, for the target's kind: buffer 0 has no URI until the target says where it goes, and its
-images are files (resources) that a .glb embeds as buffer views.
+and the files its URIs named. A Document that from_scene built (accessors_out.Built: json_text empty,
+buffer 0 as its pieces) is serialised here, for the target's kind: buffer 0 has no URI until the
+target says where it goes, and its images are files (resources) that a .glb embeds as buffer views.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import struct
 from pathlib import Path
 from urllib.parse import unquote
 
+from .accessors_out import Built
 from .model import CHUNK_BIN, CHUNK_JSON, GLB_MAGIC, GLB_VERSION, Document
 
 
@@ -20,14 +21,16 @@ def _pad(data: bytes, fill: bytes) -> bytes:
     return data + fill * (-len(data) % 4)
 
 
-def glb_bytes(json_text: bytes, bin_chunk: bytes | None) -> bytes:
-    """A .glb: the JSON chunk padded with spaces, the BIN chunk (when any) padded with zeros."""
+def glb_bytes(json_text: bytes, bin_chunk: list | None) -> bytes:
+    """A .glb: the JSON chunk padded with spaces, the BIN chunk (when any: the pieces it is joined from, whose
+    sizes add up to a multiple of 4) after it; one copy of a BIN chunk that may be hundreds of MB."""
     js = _pad(json_text, b" ")
-    parts = [struct.pack("<II", len(js), CHUNK_JSON), js]
+    n_bin = sum(len(p) for p in bin_chunk) if bin_chunk is not None else 0
+    size = 12 + 8 + len(js) + (8 + n_bin if bin_chunk is not None else 0)
+    parts = [struct.pack("<4sII", GLB_MAGIC, GLB_VERSION, size), struct.pack("<II", len(js), CHUNK_JSON), js]
     if bin_chunk is not None:
-        parts += [struct.pack("<II", len(bin_chunk), CHUNK_BIN), bin_chunk]
-    body = b"".join(parts)
-    return struct.pack("<4sII", GLB_MAGIC, GLB_VERSION, 12 + len(body)) + body
+        parts += [struct.pack("<II", n_bin, CHUNK_BIN), *bin_chunk]
+    return b"".join(parts)
 
 
 def encode_bytes(doc: Document) -> bytes:
@@ -35,7 +38,7 @@ def encode_bytes(doc: Document) -> bytes:
     if doc.json_text:
         if not doc.binary:
             return doc.json_text
-        return glb_bytes(doc.json_text, doc.buffers[0] + doc.bin_padding if doc.buffers else None)
+        return glb_bytes(doc.json_text, [doc.buffers[0], doc.bin_padding] if doc.buffers else None)
     return _serialise(doc, doc.binary, doc.name or "model")[0]
 
 
@@ -54,12 +57,11 @@ def _dumps(tree: dict) -> bytes:
 
 def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes, dict[str, bytes]]:
     tree = json.loads(json.dumps(doc.json))          # a copy: encoding twice gives the same bytes
-    buffer = bytes(doc.buffers[0]) if doc.buffers else b""
+    pieces = list(doc.pieces) if isinstance(doc, Built) else [bytes(doc.buffers[0])] if doc.buffers else []
+    size = sum(len(p) for p in pieces)
     beside = dict(doc.resources)
     if binary:
         # images become buffer views after the geometry, each at a 4-byte boundary
-        chunks = [buffer]
-        size = len(buffer)
         views = tree.setdefault("bufferViews", [])
         for image in tree.get("images", []):
             uri = image.get("uri", "")
@@ -67,22 +69,21 @@ def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes, dict[str,
                 continue
             data = beside.pop(uri)
             pad = -size % 4
-            chunks.append(b"\0" * pad + data)
+            pieces += [b"\0" * pad, data]
             size += pad
             views.append({"buffer": 0, "byteOffset": size, "byteLength": len(data)})
             size += len(data)
             del image["uri"]
             image["bufferView"] = len(views) - 1
-        buffer = b"".join(chunks)
         if not views:
             del tree["bufferViews"]
-        if buffer:
-            tree.setdefault("buffers", [{}])[0]["byteLength"] = len(buffer)
-        return glb_bytes(_dumps(tree), _pad(buffer, b"\0") if buffer else None), beside
-    if buffer:
+        if size:
+            tree.setdefault("buffers", [{}])[0]["byteLength"] = size
+        return glb_bytes(_dumps(tree), pieces + [b"\0" * (-size % 4)] if size else None), beside
+    if size:
         name = f"{stem}.bin"
         tree["buffers"][0]["uri"] = name
-        beside[name] = buffer
+        beside[name] = b"".join(pieces)
     # images beside a .gltf take its name first: models converted into one folder never share (or refuse
     # to overwrite) a picture of the same name
     for image in tree.get("images", []):
