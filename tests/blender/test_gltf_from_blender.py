@@ -48,7 +48,8 @@ def _textured(ob, tmp_path):
     img.file_format = "PNG"
     img.save()
     mat = bpy.data.materials.new("Checkered")
-    mat.use_nodes = True
+    if bpy.app.version < (5, 0, 0):      # 5.0 materials always use nodes (use_nodes is deprecated)
+        mat.use_nodes = True
     tex = mat.node_tree.nodes.new("ShaderNodeTexImage")
     tex.image = img
     bsdf = mat.node_tree.nodes["Principled BSDF"]
