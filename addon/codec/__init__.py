@@ -15,7 +15,7 @@ from .fileio import write_atomically
 from .option_rules import ShownOption, shown_options
 from .registry import FormatSpec, Limits, find_format, registered_formats
 from .scene import Scene
-from .smoothing import with_normals
+from .meshops import with_normals
 
 __all__ = ["load", "save", "encode", "check", "info", "read_model", "options_for", "rebase",
            "CodecError", "FormatError", "UnsupportedFeature", "WrongPassword", "Scene", "registered_formats",

@@ -12,7 +12,7 @@ from addon import codec
 from tests.codec.fixtures_3ds import build, obj, trimesh
 
 mesh_in = importlib.import_module("addon.codec.formats.studio3ds.mesh_in")
-meshops_weld = importlib.import_module("addon.codec.meshops_weld")
+meshops_weld = importlib.import_module("addon.codec.meshops.welding")
 
 
 def _grid(n: int, dx: float):

@@ -166,7 +166,7 @@ def test_split_takes_columns_side_by_side_as_one_record():
 def test_split_of_a_large_mesh_matches_the_definition(smooth, within, monkeypatch):
     """Large enough for the first-corner pass (most corners agree with their vertex's first: smooth)
     or for plain hashing (most differ); a small table makes rows collide and go round again."""
-    from addon.codec import meshops_rows
+    from addon.codec.meshops import rows as meshops_rows
     rng = np.random.default_rng(7)
     n_v, n_c = 3000, 20_000
     vertex = rng.integers(0, n_v, n_c)
@@ -188,7 +188,7 @@ def test_split_of_a_large_mesh_matches_the_definition(smooth, within, monkeypatc
 
 
 def test_split_takes_the_first_corner_pass_only_when_it_pays(monkeypatch):
-    from addon.codec import meshops_rows
+    from addon.codec.meshops import rows as meshops_rows
     calls = []
     real = meshops_rows.representatives
     monkeypatch.setattr(meshops_rows, "representatives", lambda w: calls.append(len(w)) or real(w))
@@ -206,11 +206,11 @@ def test_split_takes_the_first_corner_pass_only_when_it_pays(monkeypatch):
 
 
 def test_welding_and_the_split_share_one_row_grouping(monkeypatch):
-    from addon.codec import meshops_rows
+    from addon.codec.meshops import rows as meshops_rows
     calls = []
     real = meshops_rows.representatives
     monkeypatch.setattr(meshops_rows, "representatives", lambda w: calls.append(len(w)) or real(w))
-    from addon.codec import meshops_weld
+    from addon.codec.meshops import welding as meshops_weld
     monkeypatch.setattr(meshops_weld, "representatives", meshops_rows.representatives)
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 0, 0]], np.float32)
     assert meshops.weld_ids(pos).tolist() == [0, 1, 0]
@@ -219,7 +219,7 @@ def test_welding_and_the_split_share_one_row_grouping(monkeypatch):
 
 
 def test_row_grouping_survives_a_hash_collision(monkeypatch):
-    from addon.codec import meshops_rows
+    from addon.codec.meshops import rows as meshops_rows
     # every row hashes to one slot in every round: only the byte comparison and the exact sort can tell them apart
     monkeypatch.setattr(meshops_rows, "_hash_rows", lambda words, seed: np.zeros(len(words), np.uint64))
     monkeypatch.setattr(meshops_rows, "_SORT_BELOW", 2)
@@ -231,7 +231,7 @@ def test_row_grouping_survives_a_hash_collision(monkeypatch):
 
 @pytest.mark.parametrize("vertex_scale", [1, 70_000, 3_000_000])
 def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
-    from addon.codec import meshops_rows
+    from addon.codec.meshops import rows as meshops_rows
     rng = np.random.default_rng(vertex_scale)
     # few distinct values, so rows repeat across and within vertices; large vertex numbers take the radix path
     record = rng.integers(0, 3, (3000, 9)).astype(np.float32)
@@ -252,7 +252,7 @@ def test_row_grouping_matches_the_plain_definition(vertex_scale, monkeypatch):
 def test_split_of_a_mesh_whose_vertices_agree_matches_the_definition(late_seam, unused, monkeypatch):
     """Every corner agrees with its vertex (a smooth mesh): the per-vertex fast path; a seam past the
     probe must still be found (then the general path runs)."""
-    from addon.codec import meshops_rows
+    from addon.codec.meshops import rows as meshops_rows
     monkeypatch.setattr(meshops_rows, "_PROBE", 256)
     monkeypatch.setattr(meshops_rows, "_CHUNK", 1000)
     rng = np.random.default_rng(11)

@@ -2,7 +2,9 @@
 import numpy as np
 import pytest
 
-from addon.codec import axes, meshops, meshops_rows, meshops_weld
+from addon.codec import axes, meshops
+from addon.codec.meshops import rows as meshops_rows
+from addon.codec.meshops import welding as meshops_weld
 
 TETRA = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
 

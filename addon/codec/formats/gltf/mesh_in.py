@@ -12,7 +12,7 @@ import json
 import numpy as np
 
 from ...errors import FormatError, Warnings
-from ...meshops_weld import weld, weld_points
+from ...meshops import weld, weld_points
 from ...scene import Mesh, ShapeKey
 from .accessors_in import Accessors, extension, items, obj
 from .conventions import points_to_blender, uv_to_blender

@@ -16,7 +16,7 @@ from ...errors import Warnings
 from ...option_rules import Normals
 from ...parallel import map_two
 from ...scene import Mesh
-from ...smoothing import smooth_normals
+from ...meshops import smooth_normals
 from . import ids
 from .model import DEFAULT_FACE_FLAGS, Chunk
 

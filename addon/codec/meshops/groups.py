@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .meshops_edges import (Edges, Sides, edge_pairs, edge_sides, face_of_corner, fan_labels, next_corner,
-                            several_fans, several_fans_by_sides, split_fans, triangle_starts)
+from .edges import (Edges, Sides, edge_pairs, edge_sides, face_of_corner, fan_labels, next_corner,
+                    several_fans, several_fans_by_sides, split_fans, triangle_starts)
 
 
 def sharp_edges_by_sides(groups: np.ndarray, sides: Sides, faces: np.ndarray, n_corners: int

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .meshops_edges import Edges, fan_labels
+from .edges import Edges, fan_labels
 
 COS_SAME = 0.999          # corner normals closer than this count as the same
 COS_OFF = float(np.cos(np.radians(10)))    # a file normal further than this from the shading is reported

@@ -3,10 +3,10 @@ corner -> vertex split, welding, and the repairs that keep a Scene mesh safe for
 
 The corner -> vertex split has one output-order rule: distinct values are ordered by the
 vertex that first uses them, then by first use; a mesh whose values never differ within a
-vertex keeps its vertex order. The parts live in meshops_*.py modules named for what they are
-(re-exported here so that formats call this module only): the one row grouping behind the split
-and welding (meshops_rows), welding (meshops_weld), edges and fans (meshops_edges), normals
-(meshops_normals), smoothing-group shading (meshops_groups).
+vertex keeps its vertex order. The parts are this package's modules, named for what they are
+(their entry points re-exported here, so that formats call this package only): the one row
+grouping behind the split and welding (rows), welding (welding), edges and fans (edges), normals
+(normals), smoothing-group shading (groups) and smoothing groups to normals (smoothing).
 
 Real files hold faces that repeat a vertex (``a a b``), faces with fewer than
 three corners, and corner indices past the vertex list. Blender either refuses
@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .meshops_edges import (Edges, components, edge_pairs, edge_sides, face_of_corner, fan_labels, next_corner,
-                            several_fans, several_fans_by_sides, split_fans, triangle_starts)
-from .meshops_groups import GroupShading, group_shading, mixed_corners, sharp_edges_by_sides, sharp_from_groups
-from .meshops_normals import corner_angles, cross, differing_corners, face_normals, sharp_edge_normals, unit
-from .meshops_rows import representatives, unique_in_order
-from .meshops_weld import (split_fan_points, split_vertices, weld, weld_by_normals, weld_ids, weld_points,
-                           weld_points_many)
-from .scene import Mesh
-from .smoothing import smooth_normals
+from .edges import (Edges, components, edge_pairs, edge_sides, face_of_corner, fan_labels, next_corner,
+                    several_fans, several_fans_by_sides, split_fans, triangle_starts)
+from .groups import GroupShading, group_shading, mixed_corners, sharp_edges_by_sides, sharp_from_groups
+from .normals import corner_angles, cross, differing_corners, face_normals, sharp_edge_normals, unit
+from .rows import representatives, unique_in_order
+from .welding import (split_fan_points, split_vertices, weld, weld_by_normals, weld_ids, weld_points,
+                      weld_points_many)
+from ..scene import Mesh
+from .smoothing import smooth_normals, with_normals
 
 __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_normals", "unit", "split_corners",
            "representatives", "weld", "weld_ids", "weld_points", "weld_points_many", "weld_by_normals",
@@ -35,7 +35,7 @@ __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_norm
            "components", "Edges", "edge_pairs", "edge_sides", "face_of_corner", "fan_labels", "next_corner",
            "several_fans", "several_fans_by_sides", "split_fans", "triangle_starts",
            "GroupShading", "group_shading", "mixed_corners", "sharp_edges_by_sides", "sharp_from_groups",
-           "corner_angles", "differing_corners", "sharp_edge_normals", "smooth_normals",
+           "corner_angles", "differing_corners", "sharp_edge_normals", "smooth_normals", "with_normals",
            "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe", "ranges"]
 
 

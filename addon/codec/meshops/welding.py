@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .meshops_edges import (edge_pairs, face_of_corner, fan_labels, next_corner, several_fans, split_fans,
-                            triangle_starts)
-from .meshops_normals import COS_OFF, COS_SAME, sharp_edge_normals, unit
-from .meshops_rows import representatives
-from .parallel import map_two
+from .edges import (edge_pairs, face_of_corner, fan_labels, next_corner, several_fans, split_fans,
+                    triangle_starts)
+from .normals import COS_OFF, COS_SAME, sharp_edge_normals, unit
+from .rows import representatives
+from ..parallel import map_two
 
 
 def weld_ids(positions: np.ndarray) -> np.ndarray:

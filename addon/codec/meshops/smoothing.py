@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .meshops_normals import face_normals, unit as _unit
-from .meshops_weld import weld_ids
-from .parallel import PARALLEL_CORNERS, map_two
+from .normals import face_normals, unit as _unit
+from .welding import weld_ids
+from ..parallel import PARALLEL_CORNERS, map_two
 
 # pair expansion per welded point is quadratic in the distinct masks there;
 # beyond this many pairs we only smooth faces with identical masks
