@@ -7,11 +7,13 @@ v1 .u3d made here, which the assets lack). Each input is one seed with one to
 four mutations: bit flips, truncation, insertion, deletion, interesting
 integers over count and length fields, 3DS chunk-tree surgery, .uc text damage
 and splices with another seed. It runs in a worker process through
-read -> Scene -> info -> check (rewrite) -> save, with a time alarm and a
-memory cap. Anything but a CodecError, a run over TIME_LIMIT seconds, an
-allocation over the cap, or a Scene mesh whose arrays do not fit together is a
-failure: it is minimized and saved under tests/fuzz_cases/, which
-tests/codec/test_fuzz_cases.py replays.
+read -> Scene -> info -> check (rewrite) -> save -> convert (read again as
+`lgf convert` reads, and encoded in memory to every other format that holds
+some of it), with a time alarm and a memory cap. Anything but a CodecError, a
+stage (or one conversion) over TIME_LIMIT seconds, an allocation over the cap,
+or a Scene mesh whose arrays do not fit together is a failure: it is minimized
+and saved under tests/fuzz_cases/, which tests/codec/test_fuzz_cases.py
+replays.
 """
 from __future__ import annotations
 
@@ -37,8 +39,8 @@ if str(ROOT) not in sys.path:
 
 ASSETS = ROOT / "test_assets"
 CASES = ROOT / "tests" / "fuzz_cases"
-TIME_LIMIT = 2.0                    # seconds per input (the issue's hang limit)
-HARD_LIMIT = 10.0                   # the worker is killed when even the alarm cannot stop it
+TIME_LIMIT = 2.0                    # seconds per input, and again per conversion (the issue's hang limit)
+HARD_LIMIT = 30.0                   # the worker is killed when even the alarm cannot stop it
 MEMORY_FLOOR = 128 << 20            # bytes any input may allocate, above what the worker already holds
 MEMORY_PER_BYTE = 64                # ... plus this many bytes per input byte
 INTERESTING = [0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 0x3FFF, 0x4000, 0x7FFF,
@@ -287,7 +289,7 @@ class BadScene(Exception):
 
 
 def run_case(case: Case, folder: Path) -> None:
-    """Read, convert, describe, rewrite and re-save one input; only CodecError may escape."""
+    """Read, describe, rewrite, re-save and convert one input; only CodecError may escape."""
 
     from addon import codec
     from addon.codec import meshops
@@ -311,6 +313,44 @@ def run_case(case: Case, folder: Path) -> None:
         codec.save(scene, out / ("rewrite" + Path(case.entry).suffix.lower().replace(".uc", "_d.3d")))
     except CodecError:
         pass
+    convert(path, opts)
+
+
+def targets(scene) -> list:
+    """The formats other than the scene's own that hold something it has."""
+    from addon.codec import features, registry
+    has = set(features.count(scene))
+    return [s for name, s in registry.registered_formats().items()
+            if name != scene.source_format and has & features.HOLDS.get(name, has)]
+
+
+def convert(path: Path, opts: dict) -> int:
+    """`lgf convert`'s path: the input read afresh (its companions too) and encoded, in memory, to every
+    target that holds some of it, each within TIME_LIMIT of its own; returns how many encoded without a
+    CodecError."""
+    from addon import codec
+    from addon.codec.errors import CodecError
+    _rearm()
+    try:
+        scene = codec.load(path, with_companions=True, **opts)
+    except CodecError:                       # a companion the first read did not take in
+        return 0
+    done = 0
+    for spec in targets(scene):
+        _rearm()
+        try:
+            codec.encode(scene, spec.main_output(path.parent / "out", "convert"), spec.name)
+            done += 1
+        except CodecError:
+            pass
+    return done
+
+
+def _rearm() -> None:
+    """Restart guarded's alarm (when one is set): each stage is held to TIME_LIMIT, not their sum."""
+    import signal
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
 
 
 def _vm_bytes() -> int:
