@@ -8,6 +8,8 @@ Each kind of replacement is one warning.
 """
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import fields, is_dataclass, replace
 
 import numpy as np
@@ -28,11 +30,13 @@ def _ok_scalar(x: float) -> bool:
 
 
 def ok_array(a: np.ndarray) -> bool:
-    """Every number finite and within float32's range (two passes without a temporary array)."""
+    """Every number finite and within float32's range, without a temporary array: a small float32 array
+    by its sum (NaN and infinity reach it; an overflowing sum is checked again), others by min and max."""
     if a.size == 0:
         return True
-    lo, hi = a.min(), a.max()
-    return bool(-LIMIT <= lo and hi <= LIMIT)
+    if a.dtype == np.float32 and a.size <= 65536 and math.isfinite(np.add.reduce(a, None)):
+        return True
+    return bool(-LIMIT <= np.minimum.reduce(a, None) and np.maximum.reduce(a, None) <= LIMIT)
 
 
 def _bad(a: np.ndarray) -> np.ndarray:
@@ -72,9 +76,10 @@ def _value(v, default, warnings: Warnings, what: str):
     return v
 
 
-def _array(a: np.ndarray, warnings: Warnings, what: str) -> np.ndarray:
+def _array(a: np.ndarray, warnings: Warnings, owner, field: str) -> np.ndarray:
     if a.dtype.kind != "f" or ok_array(a):
         return a
+    what = _label(owner, field)
     bad = _bad(a)
     if a.shape == (4, 4):
         _say(warnings, what, int(bad.sum()), "the identity matrix")
@@ -125,6 +130,13 @@ def _rest(r: RestPose, warnings: Warnings) -> RestPose:
     return replace(r, **changed) if changed else r
 
 
+@functools.cache
+def _plan(cls) -> tuple[tuple[str, object], ...]:
+    """(field name, its default or None) of a Scene class, once per class (fields() is slow per object)."""
+    return tuple((f.name, f.default if not callable(f.default_factory) else None) for f in fields(cls)
+                 if f.name not in _SKIP)
+
+
 def _clean(obj, warnings: Warnings):
     """obj, or a copy of it with its bad numbers replaced (recursively through dataclasses and lists)."""
     if isinstance(obj, Channel):
@@ -132,26 +144,25 @@ def _clean(obj, warnings: Warnings):
     if isinstance(obj, RestPose):
         return _rest(obj, warnings)
     changed = {}
-    for f in fields(obj):
-        if f.name in _SKIP:
-            continue
-        v = getattr(obj, f.name)
-        what = _label(obj, f.name)
+    for name, default in _plan(type(obj)):
+        v = getattr(obj, name)
         if isinstance(v, np.ndarray):
-            new = _array(v, warnings, what)
+            new = _array(v, warnings, obj, name)
+        elif isinstance(v, (str, int, bool)) or v is None:
+            continue
         elif is_dataclass(v):
             new = _clean(v, warnings)
         elif isinstance(v, dict):
-            items = {k: _array(x, warnings, f"{what} {k!r}") if isinstance(x, np.ndarray) else x for k, x in v.items()}
+            items = {k: _array(x, warnings, obj, f"{name} {k!r}") if isinstance(x, np.ndarray) else x
+                     for k, x in v.items()}
             new = v if all(items[k] is v[k] for k in v) else items
         elif isinstance(v, list) and v and is_dataclass(v[0]):
             items = [_clean(x, warnings) for x in v]
             new = v if all(a is b for a, b in zip(items, v)) else items
         else:
-            default = f.default if not callable(f.default_factory) else None
-            new = _value(v, default, warnings, what)
+            new = _value(v, default, warnings, _label(obj, name))
         if new is not v:
-            changed[f.name] = new
+            changed[name] = new
     if isinstance(obj, Animation):
         span = [min(max(x, -MAX_FRAMES), MAX_FRAMES) for x in (changed.get("frame_start", obj.frame_start),
                                                                changed.get("frame_end", obj.frame_end))]
