@@ -33,14 +33,12 @@ def _object_setup(scene: Scene, node: int, default: np.ndarray, warnings: Warnin
         return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), np.ones(3)
     b = axes.to4(BASIS)
     m = b @ scene.world_matrix(node) @ b
-    with np.errstate(all="ignore"):          # a transform that overflows is refused below
-        t, q, s = axes.decompose(m)
-        rot = axes.quat_to_matrix(q)
-        ok = np.isfinite(m).all() and np.isfinite(rot).all() and (s * default > 0).all() and np.isfinite(s).all()
-        origin = -np.linalg.solve(rot @ np.diag(s * default), t) if ok else t    # inverse of scene.script_matrix
-    if not ok or not np.isfinite(origin).all():
-        warnings.warn("the object's transform mirrors, collapses or overflows an axis; it is not written to the script")
+    t, q, s = axes.decompose(m)
+    if (s <= 0).any():
+        warnings.warn("the object's transform mirrors or collapses an axis; it is not written to the script")
         return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0), np.ones(3)
+    rot = axes.quat_to_matrix(q)
+    origin = -np.linalg.solve(rot @ np.diag(s * default), t)    # inverse of scene.script_matrix
     return tuple(tidy(v) for v in origin), rotation_angles(rot), s
 
 
