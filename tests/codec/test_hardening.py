@@ -206,7 +206,8 @@ def _encode_everywhere(scene, folder: Path, but: str = "") -> dict:
     return out
 
 
-def test_nan_a_file_holds_is_replaced_where_it_enters_and_the_scene_converts_everywhere(tmp_path):
+def _nan_3ds(path: Path) -> None:
+    """A cube whose material's diffuse colour is (NaN, 0.5, NaN), and a camera whose lens is NaN."""
     from addon.codec.formats.studio3ds import ids
     from addon.codec.formats.studio3ds.model import Chunk
     from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, obj, trimesh
@@ -215,7 +216,11 @@ def test_nan_a_file_holds_is_replaced_where_it_enters_and_the_scene_converts_eve
     red.add(ids.MAT_DIFFUSE).add(ids.COLOR_F, (NAN, 0.5, NAN))
     cam = obj("Cam", Chunk(ids.N_CAMERA, (0.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, NAN)))
     box = obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("Red", range(12))]))
-    (tmp_path / "nan.3ds").write_bytes(build([box, cam], [red]))
+    path.write_bytes(build([box, cam], [red]))
+
+
+def test_nan_a_file_holds_is_replaced_where_it_enters_and_the_scene_converts_everywhere(tmp_path):
+    _nan_3ds(tmp_path / "nan.3ds")
     scene = load(tmp_path / "nan.3ds")
     assert scene.materials[0].base_color == (0.8, 0.5, 0.8)            # the bad ones: Material's default
     assert np.isfinite(scene.cameras[0].lens)
