@@ -39,6 +39,7 @@ if str(ROOT) not in sys.path:
 
 ASSETS = ROOT / "test_assets"
 CASES = ROOT / "tests" / "fuzz_cases"
+CONVERTED = 0                       # conversions the last input made (the worker reports them)
 TIME_LIMIT = 2.0                    # seconds per input, and again per conversion (the issue's hang limit)
 HARD_LIMIT = 30.0                   # the worker is killed when even the alarm cannot stop it
 MEMORY_FLOOR = 128 << 20            # bytes any input may allocate, above what the worker already holds
@@ -288,8 +289,9 @@ class BadScene(Exception):
     """The Scene a reader made does not hold together (the bridge would have to refuse it)."""
 
 
-def run_case(case: Case, folder: Path) -> None:
-    """Read, describe, rewrite, re-save and convert one input; only CodecError may escape."""
+def run_case(case: Case, folder: Path) -> int:
+    """Read, describe, rewrite, re-save and convert one input; only CodecError may escape. Returns
+    how many conversions wrote their files."""
 
     from addon import codec
     from addon.codec import meshops
@@ -299,7 +301,7 @@ def run_case(case: Case, folder: Path) -> None:
     try:
         scene = codec.load(path, **opts)
     except CodecError:
-        return
+        return 0
     for m in scene.meshes:
         wrong = meshops.mismatched_layers(m)
         if wrong:
@@ -313,7 +315,7 @@ def run_case(case: Case, folder: Path) -> None:
         codec.save(scene, out / ("rewrite" + Path(case.entry).suffix.lower().replace(".uc", "_d.3d")))
     except CodecError:
         pass
-    convert(path, opts)
+    return convert(path, opts)
 
 
 def targets(scene) -> list:
@@ -377,7 +379,8 @@ def _warm_up() -> None:
 
 
 def guarded(case: Case, folder: Path) -> tuple[str, str] | None:
-    """run_case under the alarm and the memory cap: None, or (signature, details)."""
+    """run_case under the alarm and the memory cap: None (and CONVERTED set), or (signature, details)."""
+    global CONVERTED
     import resource
     import signal
 
@@ -394,7 +397,7 @@ def guarded(case: Case, folder: Path) -> tuple[str, str] | None:
     try:
         resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
-        run_case(case, folder)
+        CONVERTED = run_case(case, folder) or 0
         return None
     except Hang as e:
         return f"hang over {TIME_LIMIT:g} s at {_where(e.__traceback__)}", traceback.format_exc()
@@ -419,7 +422,8 @@ def _worker(conn) -> None:
             case = conn.recv()
             if case is None:
                 return
-            conn.send(guarded(case, folder))
+            got = guarded(case, folder)
+            conn.send((got, CONVERTED if got is None else 0))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -431,6 +435,7 @@ class Runner:
         self.ctx = mp.get_context("fork")
         self.proc = None
         self.conn = None
+        self.conversions = 0            # conversions that wrote their files, over every input run
 
     def _start(self) -> None:
         self.conn, child = self.ctx.Pipe()
@@ -443,7 +448,9 @@ class Runner:
         self.conn.send(case)
         if self.conn.poll(HARD_LIMIT):
             try:
-                return self.conn.recv()
+                got, converted = self.conn.recv()
+                self.conversions += converted
+                return got
             except EOFError:
                 pass
         else:
@@ -520,7 +527,7 @@ def fuzz(minutes: float, formats: list[str], seed: int, save_to: Path | None) ->
             cases = all_seeds[fmt]
             others = [c.files[c.victim] for c in cases]
             found: dict[str, str] = {}
-            count, start = 0, time.monotonic()
+            count, start, converted = 0, time.monotonic(), runner.conversions
             stop = start + 60.0 * minutes / len(formats)
             while time.monotonic() < stop:
                 case = mutate(rng, rng.choice(cases), others)
@@ -532,10 +539,11 @@ def fuzz(minutes: float, formats: list[str], seed: int, save_to: Path | None) ->
                 small = minimize(runner, case, signature)
                 found[signature] = str(save_case(small, signature, details, save_to)) if save_to else ""
                 print(f"  {fmt}: FAILURE {signature}" + (f" -> {found[signature]}" if save_to else ""), flush=True)
-            spent = time.monotonic() - start
+            spent, converted = time.monotonic() - start, runner.conversions - converted
             report[fmt] = {"inputs": count, "seconds": round(spent, 1), "inputs_per_second": round(count / spent, 1),
-                           "failures": sorted(found)}
-            print(f"{fmt:14s} {count:7d} inputs  {count / spent:7.1f}/s  {len(found)} failure(s)", flush=True)
+                           "conversions": converted, "failures": sorted(found)}
+            print(f"{fmt:14s} {count:7d} inputs  {count / spent:7.1f}/s  {converted:7d} conversions  "
+                  f"{len(found)} failure(s)", flush=True)
     finally:
         runner.close()
     return report

@@ -22,6 +22,7 @@ _STRUCTS = {k: struct.Struct(v) for k, v in _SCALARS.items()}
 
 
 F32_MAX = 3.4028234663852886e38
+SMALL = 4096                         # Writer.buffer copies an array of fewer bytes at once
 
 
 def _f32(v: float) -> float:
@@ -182,7 +183,9 @@ class Writer:
         getvalue, so that the file's bytes are copied once, not into a buffer and then out of it."""
         a = np.asarray(arr)
         a = np.ascontiguousarray(a if dtype is None else a.astype(dtype, copy=False))
-        if a.size:
+        if a.nbytes < SMALL:           # a copy costs less than a piece of its own (many small morph targets)
+            self.parts += a.tobytes()
+        else:
             self._before += [self.parts, memoryview(a.reshape(-1)).cast("B")]
             self._base += len(self.parts) + a.nbytes
             self.parts = bytearray()
