@@ -327,11 +327,15 @@ def targets(scene) -> list:
 
 
 def convert(path: Path, opts: dict) -> int:
-    """`lgf convert`'s path: the input read afresh (its companions too) and encoded, in memory, to every
-    target that holds some of it, each within TIME_LIMIT of its own; returns how many encoded without a
-    CodecError."""
+    """`lgf convert`'s path: the input read afresh (its companions too; a UNIGINE .anim with its rest
+    mesh, as a set) and encoded, in memory, to every target that holds some of it, each within
+    TIME_LIMIT of its own; returns how many encoded without a CodecError."""
     from addon import codec
     from addon.codec.errors import CodecError
+    if path.suffix.lower() == ".anim" and "rest_mesh" in opts:
+        # a lone .anim converts to nothing else: as a set, X.anim beside X.mesh, it goes with its mesh
+        shutil.copyfile(opts["rest_mesh"], path.with_suffix(".mesh"))
+        path, opts = path.with_suffix(".mesh"), {k: v for k, v in opts.items() if k != "rest_mesh"}
     _rearm()
     try:
         scene = codec.load(path, with_companions=True, **opts)
