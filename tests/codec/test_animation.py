@@ -296,11 +296,16 @@ def test_an_unreal_take_longer_than_its_keys_is_cut_to_them_before_it_is_baked(t
     assert counts and max(counts) == 11
 
 
-def test_an_unreal_take_whose_keys_lie_far_apart_is_baked_up_to_the_limit(tmp_path):
+@pytest.mark.parametrize("file", ["x_d.3d", "x.anim"])
+def test_a_take_whose_keys_lie_far_apart_is_sampled_up_to_the_limit_where_every_frame_is_stored(tmp_path, file):
     from addon.codec.animation import MAX_BAKED_SPAN
-    sc = _box_scene()
+    sc = _box_scene() if file == "x_d.3d" else _rig_scene()
     sc.animations[0].channels[0].frames = np.array([0.0, 900_000])      # two keys a file may have made up
     sc.animations[0].frame_end = 900_000
-    warnings = save(sc, tmp_path / "x_d.3d")
+    warnings = save(sc, tmp_path / file)
     assert any(f"plays 900001 frames; its first {MAX_BAKED_SPAN} are written" in w for w in warnings)
-    assert len(load(tmp_path / "x_d.3d").meshes[0].shape_keys) <= MAX_BAKED_SPAN + 1
+    back = load(tmp_path / file)
+    if file == "x_d.3d":
+        assert len(back.meshes[0].shape_keys) <= MAX_BAKED_SPAN + 1
+    else:
+        assert back.animations[0].frame_end - back.animations[0].frame_start + 1 == MAX_BAKED_SPAN
