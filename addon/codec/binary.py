@@ -168,8 +168,8 @@ class Writer:
         self.parts += b
 
     def cstring(self, s: str, encoding: str = "latin-1") -> None:
-        """A NUL-terminated string; a character the encoding lacks is written as REPLACEMENT
-        (losses.report warns about such names before any writer runs)."""
+        """A NUL-terminated string; a character the encoding lacks is written as "?" (losses.report
+        warns about such names before any writer runs)."""
         self.parts += s.encode(encoding, "replace") + b"\0"
 
     def array(self, arr: np.ndarray, dtype=None) -> None:
