@@ -7,11 +7,13 @@ v1 .u3d made here, which the assets lack). Each input is one seed with one to
 four mutations: bit flips, truncation, insertion, deletion, interesting
 integers over count and length fields, 3DS chunk-tree surgery, .uc text damage
 and splices with another seed. It runs in a worker process through
-read -> Scene -> info -> check (rewrite) -> save, with a time alarm and a
-memory cap. Anything but a CodecError, a run over TIME_LIMIT seconds, an
-allocation over the cap, or a Scene mesh whose arrays do not fit together is a
-failure: it is minimized and saved under tests/fuzz_cases/, which
-tests/codec/test_fuzz_cases.py replays.
+read -> Scene -> info -> check (rewrite) -> save -> convert (read again as
+`lgf convert` reads, and encoded in memory to every other format that holds
+some of it), with a time alarm and a memory cap. Anything but a CodecError, a
+stage (or one conversion) over TIME_LIMIT seconds, an allocation over the cap,
+or a Scene mesh whose arrays do not fit together is a failure: it is minimized
+and saved under tests/fuzz_cases/, which tests/codec/test_fuzz_cases.py
+replays.
 """
 from __future__ import annotations
 
@@ -37,8 +39,9 @@ if str(ROOT) not in sys.path:
 
 ASSETS = ROOT / "test_assets"
 CASES = ROOT / "tests" / "fuzz_cases"
-TIME_LIMIT = 2.0                    # seconds per input (the issue's hang limit)
-HARD_LIMIT = 10.0                   # the worker is killed when even the alarm cannot stop it
+CONVERTED = 0                       # conversions the last input made (the worker reports them)
+TIME_LIMIT = 2.0                    # seconds per input, and again per conversion (the issue's hang limit)
+HARD_LIMIT = 30.0                   # the worker is killed when even the alarm cannot stop it
 MEMORY_FLOOR = 128 << 20            # bytes any input may allocate, above what the worker already holds
 MEMORY_PER_BYTE = 64                # ... plus this many bytes per input byte
 INTERESTING = [0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256, 0x3FFF, 0x4000, 0x7FFF,
@@ -316,8 +319,9 @@ class BadScene(Exception):
     """The Scene a reader made does not hold together (the bridge would have to refuse it)."""
 
 
-def run_case(case: Case, folder: Path) -> None:
-    """Read, convert, describe, rewrite and re-save one input; only CodecError may escape."""
+def run_case(case: Case, folder: Path) -> int:
+    """Read, describe, rewrite, re-save and convert one input; only CodecError may escape. Returns
+    how many conversions wrote their files."""
 
     from addon import codec
     from addon.codec import meshops
@@ -327,7 +331,7 @@ def run_case(case: Case, folder: Path) -> None:
     try:
         scene = codec.load(path, **opts)
     except CodecError:
-        return
+        return 0
     for m in scene.meshes:
         wrong = meshops.mismatched_layers(m)
         if wrong:
@@ -341,6 +345,48 @@ def run_case(case: Case, folder: Path) -> None:
         codec.save(scene, out / ("rewrite" + Path(case.entry).suffix.lower().replace(".uc", "_d.3d")))
     except CodecError:
         pass
+    return convert(path, opts)
+
+
+def targets(scene) -> list:
+    """The formats other than the scene's own that hold something it has."""
+    from addon.codec import features, registry
+    has = set(features.count(scene))
+    return [s for name, s in registry.registered_formats().items()
+            if name != scene.source_format and has & features.HOLDS.get(name, has)]
+
+
+def convert(path: Path, opts: dict) -> int:
+    """`lgf convert`'s path: the input read afresh (its companions too; a UNIGINE .anim with its rest
+    mesh, as a set) and encoded, in memory, to every target that holds some of it, each within
+    TIME_LIMIT of its own; returns how many encoded without a CodecError."""
+    from addon import codec
+    from addon.codec.errors import CodecError
+    if path.suffix.lower() == ".anim" and "rest_mesh" in opts:
+        # a lone .anim converts to nothing else: as a set, X.anim beside X.mesh, it goes with its mesh
+        shutil.copyfile(opts["rest_mesh"], path.with_suffix(".mesh"))
+        path, opts = path.with_suffix(".mesh"), {k: v for k, v in opts.items() if k != "rest_mesh"}
+    _rearm()
+    try:
+        scene = codec.load(path, with_companions=True, **opts)
+    except CodecError:                       # a companion the first read did not take in
+        return 0
+    done = 0
+    for spec in targets(scene):
+        _rearm()
+        try:
+            codec.encode(scene, spec.main_output(path.parent / "out", "convert"), spec.name)
+            done += 1
+        except CodecError:
+            pass
+    return done
+
+
+def _rearm() -> None:
+    """Restart guarded's alarm (when one is set): each stage is held to TIME_LIMIT, not their sum."""
+    import signal
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
 
 
 def _vm_bytes() -> int:
@@ -367,7 +413,8 @@ def _warm_up() -> None:
 
 
 def guarded(case: Case, folder: Path) -> tuple[str, str] | None:
-    """run_case under the alarm and the memory cap: None, or (signature, details)."""
+    """run_case under the alarm and the memory cap: None (and CONVERTED set), or (signature, details)."""
+    global CONVERTED
     import resource
     import signal
 
@@ -384,7 +431,7 @@ def guarded(case: Case, folder: Path) -> tuple[str, str] | None:
     try:
         resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
-        run_case(case, folder)
+        CONVERTED = run_case(case, folder) or 0
         return None
     except Hang as e:
         return f"hang over {TIME_LIMIT:g} s at {_where(e.__traceback__)}", traceback.format_exc()
@@ -409,7 +456,8 @@ def _worker(conn) -> None:
             case = conn.recv()
             if case is None:
                 return
-            conn.send(guarded(case, folder))
+            got = guarded(case, folder)
+            conn.send((got, CONVERTED if got is None else 0))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -421,6 +469,7 @@ class Runner:
         self.ctx = mp.get_context("fork")
         self.proc = None
         self.conn = None
+        self.conversions = 0            # conversions that wrote their files, over every input run
 
     def _start(self) -> None:
         self.conn, child = self.ctx.Pipe()
@@ -433,7 +482,9 @@ class Runner:
         self.conn.send(case)
         if self.conn.poll(HARD_LIMIT):
             try:
-                return self.conn.recv()
+                got, converted = self.conn.recv()
+                self.conversions += converted
+                return got
             except EOFError:
                 pass
         else:
@@ -510,7 +561,7 @@ def fuzz(minutes: float, formats: list[str], seed: int, save_to: Path | None) ->
             cases = all_seeds[fmt]
             others = [c.files[c.victim] for c in cases]
             found: dict[str, str] = {}
-            count, start = 0, time.monotonic()
+            count, start, converted = 0, time.monotonic(), runner.conversions
             stop = start + 60.0 * minutes / len(formats)
             while time.monotonic() < stop:
                 case = mutate(rng, rng.choice(cases), others)
@@ -522,10 +573,11 @@ def fuzz(minutes: float, formats: list[str], seed: int, save_to: Path | None) ->
                 small = minimize(runner, case, signature)
                 found[signature] = str(save_case(small, signature, details, save_to)) if save_to else ""
                 print(f"  {fmt}: FAILURE {signature}" + (f" -> {found[signature]}" if save_to else ""), flush=True)
-            spent = time.monotonic() - start
+            spent, converted = time.monotonic() - start, runner.conversions - converted
             report[fmt] = {"inputs": count, "seconds": round(spent, 1), "inputs_per_second": round(count / spent, 1),
-                           "failures": sorted(found)}
-            print(f"{fmt:14s} {count:7d} inputs  {count / spent:7.1f}/s  {len(found)} failure(s)", flush=True)
+                           "conversions": converted, "failures": sorted(found)}
+            print(f"{fmt:14s} {count:7d} inputs  {count / spent:7.1f}/s  {converted:7d} conversions  "
+                  f"{len(found)} failure(s)", flush=True)
     finally:
         runner.close()
     return report

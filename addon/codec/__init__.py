@@ -9,7 +9,7 @@ from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from . import losses
+from . import animation, finite, losses
 from .errors import CodecError, FormatError, UnsupportedFeature, Warnings, WrongPassword
 from .fileio import write_atomically
 from .option_rules import ShownOption, shown_options
@@ -58,6 +58,7 @@ def load(path: str | Path, fmt: str = "", *, with_companions: bool = False, **op
     scene = spec.to_scene(model, options_for(spec.import_options, options), warnings)
     if with_companions and spec.join_companions is not None:
         spec.join_companions(scene, Path(path), warnings)
+    scene = finite.clean(scene, warnings)
     scene.source_format = scene.source_format or spec.name
     scene.source_version = scene.source_version or str(spec.version(model))
     scene.warnings = warnings.as_list()
@@ -82,6 +83,8 @@ def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[di
     spec = find_format(p, fmt, for_write=True)
     warnings = Warnings()
     losses.report(scene, spec.name, warnings)
+    scene = finite.clean(scene, warnings)     # a Scene from Blender or a script: NaN meets no writer
+    scene = animation.cut_to_keys(scene, warnings)
     scene = with_normals(scene)      # a .3ds read for Blender's own smoothing has groups, no normals
     model = spec.from_scene(scene, options_for(spec.export_options, options), warnings)
     return spec.encode(model, p), warnings.as_list()

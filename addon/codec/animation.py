@@ -11,6 +11,8 @@ short way.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import axes
@@ -313,10 +315,43 @@ def frame_span(anim: Animation) -> tuple[int, int]:
     return first, max(int(np.ceil(hi - 1e-6)), first) - first + 1
 
 
+def cut_to_keys(scene: Scene, warnings) -> Scene:
+    """The scene, or a copy of it whose animations play no longer than their keys reach: a frame range
+    of more than MAX_BAKED_SPAN frames past its keys (a number a file claims) is cut to them, so that an
+    export that samples every frame works for what the animation holds."""
+    anims = []
+    for i, a in enumerate(scene.animations):
+        first, count = frame_span(a)
+        if count > MAX_BAKED_SPAN:
+            f = [np.asarray(c.frames, np.float64).reshape(-1) for c in a.channels]
+            f += [np.asarray(m.baked_frames, np.float64)[np.asarray(m.baked_animation) == i] for m in scene.meshes
+                  if len(m.baked_animation) == len(m.baked_frames)]
+            f = np.concatenate(f) if f else np.zeros(0)
+            lo, hi = (max(float(f.min()), first), min(float(f.max()), first + count - 1)) if len(f) else (first, first)
+            if hi - lo + 1 < count - MAX_BAKED_SPAN:
+                lo, hi = (lo, max(hi, lo)) if lo <= hi else (first, first)
+                warnings.warn(f"animation {a.name!r} runs from frame {a.frame_start:g} to {a.frame_end:g}, but its keys "
+                              f"reach frames {lo:g} to {hi:g} only: written over those")
+                a = replace(a, frame_start=lo, frame_end=hi)
+        anims.append(a)
+    return scene if all(a is b for a, b in zip(anims, scene.animations)) else replace(scene, animations=anims)
+
+
 def frames_of(anim: Animation) -> np.ndarray:
     """The whole frames an animation plays, first to last (one frame when its range is empty)."""
     first, count = frame_span(anim)
     return np.arange(first, first + count, dtype=np.float64)
+
+
+def every_frame(anim: Animation, warnings) -> np.ndarray:
+    """frames_of for a format that stores every frame: at most MAX_BAKED_SPAN of them (keys a file put
+    further apart than that cost frames, not gigabytes), with a warning when the animation is longer."""
+    f = frames_of(anim)
+    if len(f) > MAX_BAKED_SPAN:
+        warnings.warn(f"animation {anim.name!r} plays {len(f)} frames; its first {MAX_BAKED_SPAN} are written "
+                      f"(frames {f[0]:g} to {f[MAX_BAKED_SPAN - 1]:g}), one key each")
+        f = f[:MAX_BAKED_SPAN]
+    return f
 
 
 _LAYOUT_CHECKS = 4096        # overlap comparisons one layout makes; past them, ranges are laid after

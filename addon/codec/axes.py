@@ -26,12 +26,12 @@ def det3(a: np.ndarray) -> float:
 
 def affine_inverse(m: np.ndarray) -> np.ndarray:
     """Inverse of a 4x4 affine matrix (last row 0 0 0 1) by the adjugate, as det3 says why;
-    any other or singular matrix goes to np.linalg.inv."""
+    any other matrix goes to inverse_or_identity (a singular or non-finite one gives the identity)."""
     m = np.asarray(m, np.float64)
     a = m[:3, :3]
     d = det3(a)
-    if d == 0 or not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):
-        return np.linalg.inv(m)
+    if not np.isfinite(d) or d == 0 or not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):
+        return inverse_or_identity(m)
     out = np.eye(4)
     out[:3, :3] = np.stack([_cross3(a[:, 1], a[:, 2]), _cross3(a[:, 2], a[:, 0]),
                             _cross3(a[:, 0], a[:, 1])]) / d
@@ -78,9 +78,9 @@ def apply_points(basis: np.ndarray, points: np.ndarray) -> np.ndarray:
 
 
 def apply_normals(basis: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """Normals use the inverse transpose; the result is renormalised."""
+    """Normals use the inverse transpose (of a singular matrix: the identity's); the result is renormalised."""
     b = np.asarray(basis, np.float64)[:3, :3]
-    n = np.asarray(normals, np.float64) @ np.linalg.inv(b)
+    n = np.asarray(normals, np.float64) @ inverse_or_identity(b)
     length = np.linalg.norm(n, axis=1, keepdims=True)
     return (n / np.where(length > 0, length, 1.0)).astype(np.float32)
 
@@ -88,7 +88,7 @@ def apply_normals(basis: np.ndarray, normals: np.ndarray) -> np.ndarray:
 def conjugate(basis: np.ndarray, matrix: np.ndarray) -> np.ndarray:
     """Express a 4x4 file-space transform in Blender space: B M B^-1."""
     b4 = to4(np.asarray(basis)[:3, :3]) if np.asarray(basis).shape != (4, 4) else np.asarray(basis)
-    return b4 @ np.asarray(matrix, np.float64) @ np.linalg.inv(b4)
+    return b4 @ np.asarray(matrix, np.float64) @ inverse_or_identity(b4)
 
 
 def reverse_winding(corners: np.ndarray, faces: np.ndarray) -> np.ndarray:

@@ -21,6 +21,16 @@ _SCALARS = {
 _STRUCTS = {k: struct.Struct(v) for k, v in _SCALARS.items()}
 
 
+F32_MAX = 3.4028234663852886e38
+SMALL = 4096                         # Writer.buffer copies an array of fewer bytes at once
+
+
+def _f32(v: float) -> float:
+    """A float32 field's value: a finite one beyond float32 (a product of large ones) is its largest, not
+    struct's OverflowError; NaN stays NaN."""
+    return min(max(v, -F32_MAX), F32_MAX) if v == v else v
+
+
 class Reader:
     """A cursor over bytes. `end` limits reads (a chunk's end), `path` names where we are."""
 
@@ -136,6 +146,8 @@ class Writer:
         return self._base + len(self.parts)
 
     def scalar(self, kind: str, value) -> None:
+        if kind == "f32":
+            value = _f32(value)
         self.parts += _STRUCTS[kind].pack(value)
 
     def u8(self, v: int) -> None: self.scalar("u8", v)
@@ -148,13 +160,17 @@ class Writer:
     def f64(self, v: float) -> None: self.scalar("f64", v)
 
     def pack(self, fmt: str, *values) -> None:
+        if "f" in fmt:
+            values = [_f32(v) if isinstance(v, float) else v for v in values]
         self.parts += struct.pack("<" + fmt.lstrip("<"), *values)
 
     def bytes(self, b: bytes) -> None:
         self.parts += b
 
     def cstring(self, s: str, encoding: str = "latin-1") -> None:
-        self.parts += s.encode(encoding) + b"\0"
+        """A NUL-terminated string; a character the encoding lacks is written as "?" (losses.report
+        warns about such names before any writer runs)."""
+        self.parts += s.encode(encoding, "replace") + b"\0"
 
     def array(self, arr: np.ndarray, dtype=None) -> None:
         a = np.asarray(arr)
@@ -167,7 +183,9 @@ class Writer:
         getvalue, so that the file's bytes are copied once, not into a buffer and then out of it."""
         a = np.asarray(arr)
         a = np.ascontiguousarray(a if dtype is None else a.astype(dtype, copy=False))
-        if a.size:
+        if a.nbytes < SMALL:           # a copy costs less than a piece of its own (many small morph targets)
+            self.parts += a.tobytes()
+        else:
             self._before += [self.parts, memoryview(a.reshape(-1)).cast("B")]
             self._base += len(self.parts) + a.nbytes
             self.parts = bytearray()

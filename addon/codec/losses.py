@@ -8,6 +8,8 @@ Losses a format reports itself with more detail (U3D's object animation,
 """
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
+
 from .errors import UnsupportedFeature, Warnings
 from .scene import Scene
 
@@ -15,6 +17,8 @@ MESH_ONLY = {"unreal": "an Unreal vertex mesh", "unigine-mesh": "a UNIGINE mesh"
 NO_SHAPE_KEY_ANIMATION = {"3ds": "a .3ds file", "unigine-mesh": "a UNIGINE mesh", "unigine-anim": "a UNIGINE .anim"}
 BONE_ANIMATION_ONLY = {"unigine-mesh": "a UNIGINE mesh", "unigine-anim": "a UNIGINE .anim"}
 ANIMATION_ONLY_TARGETS = {"unigine-anim"}
+# formats whose names are bytes in one code page; what it lacks is written as "?" (binary.Writer.cstring)
+NAME_ENCODING = {"3ds": "latin-1", "unreal": "latin-1", "u3d": "latin-1"}
 _TRS = ("location", "rotation_quaternion", "rotation_euler", "scale")
 
 
@@ -28,6 +32,11 @@ def report(scene: Scene, fmt: str, warnings: Warnings) -> None:
     if scene.animations and not scene.nodes and not scene.meshes and fmt not in ANIMATION_ONLY_TARGETS:
         raise UnsupportedFeature(f"the input holds only animation ({_names(a.name for a in scene.animations)}) "
                                  f"and no mesh: there is nothing to write to {fmt!r}")
+    if fmt in NAME_ENCODING:
+        odd = [n for n in _all_names(scene) if not _holds(n, NAME_ENCODING[fmt])]
+        if odd:
+            warnings.warn(f"{fmt} names hold {NAME_ENCODING[fmt].title()} characters only: {_names(odd)} "
+                          "written with '?' for the others")
     kinds = {n.kind for n in scene.nodes}
     if fmt in MESH_ONLY and kinds & {"CAMERA", "LIGHT"}:
         dropped = [n.name for n in scene.nodes if n.kind in ("CAMERA", "LIGHT")]
@@ -54,3 +63,24 @@ def report(scene: Scene, fmt: str, warnings: Warnings) -> None:
         if moved:
             warnings.warn(f"{BONE_ANIMATION_ONLY[fmt]} animates bones only: the animation of objects "
                           f"{_names(moved)} is not written")
+
+
+def _holds(name: str, encoding: str) -> bool:
+    try:
+        name.encode(encoding)
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def _all_names(obj) -> list[str]:
+    """The `name` of every object in the scene's lists (nodes, materials, bones, shape keys, ...)."""
+    out = []
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        if f.name == "name" and isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, list) and v and is_dataclass(v[0]):
+            for x in v:
+                out += _all_names(x)
+    return out

@@ -27,3 +27,23 @@ def test_unigine_mesh_with_a_nan_bind_pose_imports(clean, tmp_path, capfd):
     (arm,) = [o for o in clean.scene.objects if o.type == "ARMATURE"]
     heads = np.array([b.head_local for b in arm.data.bones])
     assert len(heads) == 2 and np.isfinite(heads).all()
+
+
+@pytest.mark.parametrize("op, ext", [("studio3ds", ".3ds"), ("ultimate3d", ".u3d"), ("unreal_vertex_mesh", "_d.3d"),
+                                     ("unigine_mesh", ".mesh")])
+def test_a_damaged_import_exports_to_every_format_with_warnings(clean, tmp_path, capfd, op, ext):
+    """NaN from a file (a material colour) and from Blender (a vertex), and a name Latin-1 lacks: every
+    exporter finishes and says what it replaced, where it used to stop with a traceback."""
+    from tests.codec.test_hardening import _nan_3ds
+    _nan_3ds(tmp_path / "nan.3ds")
+    assert bpy.ops.import_scene.studio3ds(filepath=str(tmp_path / "nan.3ds")) == {"FINISHED"}
+    ob = next(o for o in clean.scene.objects if o.type == "MESH")
+    ob.name = "Würfel Ω"
+    ob.data.vertices[0].co = (math.nan, 0.0, math.inf)
+    capfd.readouterr()
+    out = tmp_path / f"out{ext}"
+    assert getattr(bpy.ops.export_scene, op)(filepath=str(out)) == {"FINISHED"}
+    said = capfd.readouterr().out
+    assert out.exists() and "NaN, infinite or out-of-range" in said
+    if ext != ".mesh":
+        assert "names hold Latin-1 characters only: 'W" in said

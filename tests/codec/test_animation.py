@@ -252,14 +252,19 @@ def test_a_u3d_range_longer_than_the_bake_limit_is_written_at_its_key_frames(tmp
                for w in warnings) == 1
 
 
+@pytest.mark.parametrize("end", [4e12, 900_000.0])
 @pytest.mark.parametrize("file", ["x.u3d", "x_d.3d", "x.mesh"])
-def test_a_range_that_lies_is_refused_before_any_frame_is_allocated(tmp_path, file):
-    from addon.codec.errors import UnsupportedFeature
+def test_a_range_that_lies_is_cut_to_the_keys_before_any_frame_is_allocated(tmp_path, file, end):
+    from addon.codec import load
     sc = _rig_scene() if file != "x_d.3d" else _box_scene()
-    sc.animations[0].frame_end = 4e12
-    with pytest.raises(UnsupportedFeature, match="frames reach at most"):
-        save(sc, tmp_path / file, **({"embed_animations": True} if file.endswith(".mesh") else {}))
-    assert not (tmp_path / file).exists()
+    keys = (min(c.frames[0] for c in sc.animations[0].channels), max(c.frames[-1] for c in sc.animations[0].channels))
+    sc.animations[0].frame_end = end
+    warnings = save(sc, tmp_path / file, **({"embed_animations": True} if file.endswith(".mesh") else {}))
+    assert sum(f"but its keys reach frames {keys[0]:g} to {keys[1]:g} only" in w for w in warnings) == 1
+    assert (end > 1e6) == any("cut to Blender's frames" in w for w in warnings)
+    assert sc.animations[0].frame_end == end                   # the scene it was given is left as it was
+    back = load(tmp_path / file)
+    assert max(a.frame_end for a in back.animations) <= keys[1] + 1
 
 
 def test_bake_frames_is_every_frame_up_to_the_limit_then_the_keys():
@@ -271,13 +276,16 @@ def test_bake_frames_is_every_frame_up_to_the_limit_then_the_keys():
 
 def test_a_3ds_key_frame_that_lies_is_written_at_its_keys_with_one_warning(tmp_path):
     sc = _box_scene()
-    sc.animations[0].channels[0] = Channel(0, "location", np.array([0.0, 5, 4e9]),
-                                           np.array([[0.0, 0, 0], [5, 0, 0], [7, 0, 0]]), interpolation="BEZIER")
+    sc.animations[0].channels[0] = Channel(0, "location", np.array([0.0, 5, 900_000, 4e9]),
+                                           np.array([[0.0, 0, 0], [5, 0, 0], [7, 0, 0], [9, 0, 0]]),
+                                           interpolation="BEZIER")
     warnings = save(sc, tmp_path / "box.3ds")
-    assert (tmp_path / "box.3ds").stat().st_size < 2_000_000          # every frame to 4e9: ~64 GB
-    assert sum("'Box' location has keys from frame 0 to 4e+09; after frame 20000" in w for w in warnings) == 1
+    assert (tmp_path / "box.3ds").stat().st_size < 2_000_000          # every frame to 900000: ~14 MB
+    assert sum("'Box' location has keys from frame 0 to 900000; after frame 20000" in w for w in warnings) == 1
+    # Blender has no frame 4e9: that key is dropped, and said so
+    assert sum("location: 1 key(s) at a NaN frame or beyond frame 1048574 dropped" in w for w in warnings) == 1
     ch = next(c for c in load(tmp_path / "box.3ds").animations[0].channels if c.path == "location")
-    np.testing.assert_allclose(evaluate(ch, [0, 5, 4e9])[:, 0], [0, 5, 7], atol=1e-3)
+    np.testing.assert_allclose(evaluate(ch, [0, 5, 900_000, 4e9])[:, 0], [0, 5, 7, 7], atol=1e-3)
 
 
 @pytest.mark.parametrize("file", ["x_d.3d", "x.3ds", "x.u3d", "x.mesh"])
@@ -292,14 +300,32 @@ def test_an_object_scaled_to_zero_exports_without_a_singular_inverse(tmp_path, f
         assert sum("'Body' has a zero or non-finite scale" in w for w in warnings) == 1
 
 
-def test_an_unreal_take_longer_than_the_format_holds_is_refused_before_it_is_baked(tmp_path, monkeypatch):
-    from addon.codec.errors import UnsupportedFeature
+def test_an_unreal_take_longer_than_its_keys_is_cut_to_them_before_it_is_baked(tmp_path, monkeypatch):
     from addon.codec.formats.unreal import merge
+    counts = []
+    real = merge.positions
 
-    def baked(*args):
-        raise AssertionError("frames were baked before the count was checked")
+    def baked(scene, node, mesh, mode, anim, numbers, warnings):
+        counts.append(len(numbers))
+        return real(scene, node, mesh, mode, anim, numbers, warnings)
     monkeypatch.setattr(merge, "positions", baked)
     sc = _box_scene()
     sc.animations[0].frame_end = 70_000                 # a 3DS segment can claim this in a few bytes
-    with pytest.raises(UnsupportedFeature, match="has 70001 frames; the format holds at most 65535"):
-        save(sc, tmp_path / "x_d.3d")
+    warnings = save(sc, tmp_path / "x_d.3d")
+    assert any("runs from frame 0 to 70000, but its keys reach frames 0 to 10 only" in w for w in warnings)
+    assert counts and max(counts) == 11
+
+
+@pytest.mark.parametrize("file", ["x_d.3d", "x.anim"])
+def test_a_take_whose_keys_lie_far_apart_is_sampled_up_to_the_limit_where_every_frame_is_stored(tmp_path, file):
+    from addon.codec.animation import MAX_BAKED_SPAN
+    sc = _box_scene() if file == "x_d.3d" else _rig_scene()
+    sc.animations[0].channels[0].frames = np.array([0.0, 900_000])      # two keys a file may have made up
+    sc.animations[0].frame_end = 900_000
+    warnings = save(sc, tmp_path / file)
+    assert any(f"plays 900001 frames; its first {MAX_BAKED_SPAN} are written" in w for w in warnings)
+    back = load(tmp_path / file)
+    if file == "x_d.3d":
+        assert len(back.meshes[0].shape_keys) <= MAX_BAKED_SPAN + 1
+    else:
+        assert back.animations[0].frame_end - back.animations[0].frame_start + 1 == MAX_BAKED_SPAN

@@ -40,3 +40,24 @@ def test_the_guard_caps_memory(tmp_path, monkeypatch):
     monkeypatch.setattr(fuzz, "run_case", hog)
     signature, _ = fuzz.guarded(fuzz.Case("3ds", {"a.3ds": b"MM"}, "a.3ds", "a.3ds"), tmp_path)
     assert signature.startswith("allocation over the cap")
+
+
+def test_the_fuzzer_converts_each_input_to_the_other_formats(tmp_path, monkeypatch):
+    """A conversion that fails with anything but a CodecError is a failure like a read's."""
+    from addon import codec
+    real, tried = codec.encode, []
+
+    def encode(scene, path, fmt="", **options):
+        if fmt and fmt != scene.source_format:      # the convert stage names its target; save does not
+            tried.append(fmt)
+            raise ValueError("cannot convert float NaN to integer")
+        return real(scene, path, fmt, **options)
+    monkeypatch.setattr(codec, "encode", encode)
+    path = fuzz.ASSETS / "ultimate3d" / "skinned_v2.u3d"
+    seed = fuzz.Case("u3d", {path.name: path.read_bytes()}, path.name, path.name)
+    signature, _ = fuzz.guarded(seed, tmp_path)
+    assert signature.startswith("ValueError")
+    assert len(tried) == 1                        # the first other format: the failure stops the input
+    scene = codec.load(path)
+    names = [s.name for s in fuzz.targets(scene)]
+    assert {"3ds", "unigine-anim", "unigine-mesh", "unreal"} <= set(names) and "u3d" not in names

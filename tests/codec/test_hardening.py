@@ -186,3 +186,165 @@ def test_unigine_keys_that_are_not_finite_hold_the_bind_pose_without_numpy_warni
         encode(s, Path("x.mesh"))
     assert any("not finite numbers" in w for w in s.warnings)
     assert all(np.isfinite(ch.values).all() for a in s.animations for ch in a.channels)
+
+
+# ---------------------------------------------------------------------------
+# Any Scene an importer makes exports to every format, or stops with a CodecError (issue 23)
+# ---------------------------------------------------------------------------
+def _encode_everywhere(scene, folder: Path, but: str = "") -> dict:
+    """Each other format -> its warnings, or the CodecError that stopped it; anything else escapes."""
+    from addon.codec import encode, registered_formats
+    from addon.codec.errors import CodecError
+    out = {}
+    for name, spec in registered_formats().items():
+        if name == but:
+            continue
+        try:
+            out[name] = encode(scene, spec.main_output(folder, "x"), name)[1]
+        except CodecError as e:
+            out[name] = e
+    return out
+
+
+def _nan_3ds(path: Path) -> None:
+    """A cube whose material's diffuse colour is (NaN, 0.5, NaN), and a camera whose lens is NaN."""
+    from addon.codec.formats.studio3ds import ids
+    from addon.codec.formats.studio3ds.model import Chunk
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, obj, trimesh
+    red = Chunk(ids.MAT_ENTRY)
+    red.add(ids.MAT_NAME, "Red")
+    red.add(ids.MAT_DIFFUSE).add(ids.COLOR_F, (NAN, 0.5, NAN))
+    cam = obj("Cam", Chunk(ids.N_CAMERA, (0.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, NAN)))
+    box = obj("Box", trimesh(CUBE_POINTS, CUBE_TRIS, materials=[("Red", range(12))]))
+    path.write_bytes(build([box, cam], [red]))
+
+
+def test_nan_a_file_holds_is_replaced_where_it_enters_and_the_scene_converts_everywhere(tmp_path):
+    _nan_3ds(tmp_path / "nan.3ds")
+    scene = load(tmp_path / "nan.3ds")
+    assert scene.materials[0].base_color == (0.8, 0.5, 0.8)            # the bad ones: Material's default
+    assert np.isfinite(scene.cameras[0].lens)
+    assert any("material 'Red' base_color: 2 NaN, infinite or out-of-range numbers" in w for w in scene.warnings)
+    results = _encode_everywhere(scene, tmp_path, but="3ds")
+    assert all(isinstance(r, list) for r in results.values() if "anim" not in str(r))
+
+
+def _hostile_scene():
+    """A Scene as a script or Blender may hand an exporter: NaN and infinity wherever numbers go,
+    a zero lens, keys at a NaN and a negative frame, names no code page holds."""
+    from addon.codec.scene import Animation, Camera, Channel, Node
+    scene = load(Path(__file__).resolve().parents[2] / "test_assets/3ds/cube_with_materials.3ds")
+    m = scene.materials[0]
+    m.base_color, m.alpha, m.specular, m.emission = (NAN, 0.2, INF), NAN, -INF, (1.0, NAN, 0.0)
+    m.name = "Würfel Ω"
+    scene.materials[-1].name = "Würfel Σ"                    # both "Würfel ?" in Latin-1: must stay two names
+    mesh = scene.meshes[0]
+    mesh.positions = mesh.positions.copy()
+    mesh.positions[0] = (NAN, INF, -INF)
+    for name, uv in list(mesh.uv_layers.items()):
+        mesh.uv_layers[name] = np.where(np.arange(len(uv))[:, None] == 0, NAN, uv).astype(np.float32)
+    scene.nodes[0].name = "\udcff\udcfe"                      # UNIGINE keeps undecodable bytes this way
+    scene.nodes[0].matrix = np.full((4, 4), NAN)
+    scene.cameras.append(Camera("Cam", lens=0.0, clip_end=INF))
+    cam = scene.add_node(Node("Cam", "CAMERA", len(scene.cameras) - 1))
+    scene.animations = [Animation("Move", -5, 20, channels=[
+        Channel(cam, "location", np.array([-5.0, NAN, 10.0, 20.0]), np.array([[0, 0, 0], [1, 1, 1], [NAN, 0, 0],
+                                                                              [2, INF, 2]], np.float64)),
+        Channel(0, "rotation_quaternion", np.array([0.0, 10.0]), np.array([[1.0, 0, 0, 0], [NAN, NAN, NAN, NAN]]))])]
+    return scene
+
+
+def test_a_hostile_scene_exports_to_every_format_and_is_left_as_it_was(tmp_path):
+    scene = _hostile_scene()
+    before = scene.materials[0].base_color, scene.meshes[0].positions.copy(), scene.nodes[0].matrix.copy()
+    results = _encode_everywhere(scene, tmp_path)
+    for fmt in ("3ds", "u3d", "unreal", "unigine-mesh"):
+        assert isinstance(results[fmt], list), (fmt, results[fmt])
+        assert any("NaN, infinite or out-of-range" in w for w in results[fmt]), fmt
+    assert scene.materials[0].base_color is before[0]
+    np.testing.assert_array_equal(scene.meshes[0].positions, before[1])
+    np.testing.assert_array_equal(scene.nodes[0].matrix, before[2])
+
+
+def test_names_a_code_page_lacks_are_written_with_a_stated_replacement(tmp_path):
+    from addon.codec import save
+    scene = _hostile_scene()
+    for ext, fmt in ((".3ds", "3ds"), (".u3d", "u3d"), ("_d.3d", "unreal")):
+        warnings = save(scene, tmp_path / f"names{ext}")
+        assert sum(f"{fmt} names hold Latin-1 characters only" in w and "written with '?'" in w
+                   for w in warnings) == 1, fmt
+    names = [m.name for m in load(tmp_path / "names.3ds").materials]
+    assert len(set(names)) == len(names) and "Würfel ?" in names      # ü is Latin-1; Ω and Σ are not
+    assert "Würfel ?" in [m.name for m in load(tmp_path / "names.u3d").materials]
+    (tmp_path / "names.mesh").unlink(missing_ok=True)
+    save(scene, tmp_path / "names.mesh")                      # UTF-8 names hold everything: no warning
+    assert "Würfel Ω" in [m.name for m in load(tmp_path / "names.mesh").materials]
+
+
+def test_writers_pack_a_float32_field_beyond_its_range_as_its_largest_value():
+    import struct
+
+    from addon.codec.binary import Writer
+    w = Writer()
+    w.f32(1e39)
+    w.pack("2f", -1e300, 1.5)
+    top = struct.pack("<f", np.finfo(np.float32).max)
+    assert w.getvalue() == top + b"\xff\xff\x7f\xff" + struct.pack("<f", 1.5)
+
+
+def test_a_3ds_mesh_matrix_that_cannot_be_inverted_converts_everywhere(tmp_path):
+    from tests.codec.fixtures_3ds import CUBE_POINTS, CUBE_TRIS, build, obj, trimesh
+    from addon.codec import axes
+    flat = np.diag([1.0, 0.0, 1.0, 1.0])
+    (tmp_path / "flat.3ds").write_bytes(build([obj("Flat", trimesh(CUBE_POINTS, CUBE_TRIS, matrix=flat))]))
+    results = _encode_everywhere(load(tmp_path / "flat.3ds"), tmp_path, but="3ds")
+    assert all(isinstance(r, list) for name, r in results.items() if name != "unigine-anim")
+    n = axes.apply_normals(np.zeros((3, 3)), np.array([[0.0, 0.0, 1.0]]))
+    assert np.isfinite(n).all()
+    np.testing.assert_array_equal(axes.conjugate(np.zeros((3, 3)), np.eye(4)), np.zeros((4, 4)) + np.diag([0, 0, 0, 1.0]))
+
+
+def test_3ds_export_of_frames_before_0_and_a_camera_without_a_lens(tmp_path):
+    from addon.codec import save
+    scene = _hostile_scene()
+    warnings = save(scene, tmp_path / "early.3ds")
+    assert any("a .3ds file's frames start at 0" in w for w in warnings)
+    back = load(tmp_path / "early.3ds")
+    assert np.isfinite(back.cameras[0].lens) and back.cameras[0].lens > 0
+    assert all(c.frames.min() >= 0 for a in back.animations for c in a.channels)
+
+
+def test_an_unreal_sequence_is_cut_to_the_frames_there_are(tmp_path):
+    d, a = tetra_pair(frames=4)
+    (tmp_path / "t_d.3d").write_bytes(d)
+    (tmp_path / "t_a.3d").write_bytes(a)
+    (tmp_path / "t.uc").write_bytes(b"#exec MESH IMPORT MESH=t ANIVFILE=t_a.3d DATAFILE=t_d.3d\r\n"
+                                    b"#exec MESH SEQUENCE MESH=t SEQ=Run STARTFRAME=1 NUMFRAMES=99999999\r\n")
+    scene = load(tmp_path / "t.uc")
+    run = next(an for an in scene.animations if an.name == "Run")
+    assert (run.frame_start, run.frame_end) == (1, 3)
+    assert any("'Run' runs to frame 99999999, beyond the last frame 3: cut there" in w for w in scene.warnings)
+
+
+def test_u3d_samples_a_gap_a_file_made_up_at_its_ends_only():
+    from addon.codec.formats.ultimate3d.animation_out import timeline
+    scene = load(Path(__file__).resolve().parents[2] / "test_assets/unigine/tube_skinned.mesh")
+    scene.animations[0].frame_start = 900_000.0          # after its own end: one frame, far away
+    line = timeline(scene)
+    assert line.last >= 900_000 and len(line.frames) < 100
+
+
+def test_3ds_smoothing_groups_of_a_mesh_welded_to_one_point_stay_small():
+    """Every patch touches every other at the one point: pairing them all made F^2 rows."""
+    import tracemalloc
+
+    from addon.codec.formats.studio3ds.groups import smoothing_groups
+    n = 3000
+    tris = np.arange(3 * n).reshape(n, 3)
+    normals = np.repeat(np.random.default_rng(1).normal(size=(n, 3)).astype(np.float32), 3, axis=0)
+    normals[1::3] *= -1                                   # corners disagree: no patch is flat
+    tracemalloc.start()
+    groups = smoothing_groups(np.zeros((3 * n, 3), np.float32), tris, normals)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(groups) == n and peak < 40 << 20

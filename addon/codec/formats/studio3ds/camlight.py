@@ -28,6 +28,8 @@ def blender_lens(fov_deg) -> np.ndarray | float:
 
 
 def lens_3ds(blender_lens_mm: float) -> float:
+    if not blender_lens_mm > 0:            # no lens: the field of view fov_from_lens reads for one
+        return 2400.0 / 45.0
     fov = math.degrees(2 * math.atan(SENSOR / 2 / blender_lens_mm))
     return 2400.0 / fov
 

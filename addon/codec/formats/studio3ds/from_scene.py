@@ -24,7 +24,7 @@ from . import ids
 from .camlight import ENERGY_PER_MULTIPLIER, lens_3ds
 from .camroll import roll_keys
 from .conventions import X_FLIP
-from .keyframer_out import NO_PARENT, node_chunk, node_tracks
+from .keyframer_out import MAX_FRAME, NO_PARENT, node_chunk, node_tracks
 from .materials_out import kept, material_chunk, texture_names
 from .mesh_out import mesh_chunks
 from .model import Chunk, Model
@@ -38,7 +38,8 @@ def unique_names(names: list[str], limit: int, warnings: Warnings, what: str,
     out = []
     taken = set() if taken is None else taken
     for name in names:
-        base = (name or what)[:limit]
+        # a character Latin-1 lacks becomes "?" here, so that names stay unique as the file has them
+        base = (name or what).encode("latin-1", "replace").decode("latin-1")[:limit]
         cand, n = base, 1
         while cand.lower() in taken:
             suffix = f".{n:03d}" if limit >= 8 else str(n)
@@ -258,9 +259,12 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
     if anim is not None and len(scene.animations) > 1:
         start, end = anim.frame_start, anim.frame_end
     title = anim.name if anim is not None else (scene.animations[0].name if scene.animations else "LGF")
-    kf.add(ids.KFHDR, (5, title[:12], int(end)))
-    kf.add(ids.KFSEG, (int(start), int(end)))
-    kf.add(ids.KFCURTIME, int(start))
+    if start < 0 or any(len(c.frames) and np.min(c.frames) < -0.5 for a in scene.animations for c in a.channels):
+        warnings.warn("a .3ds file's frames start at 0: what comes before frame 0 is written at frame 0")
+    start, end = (int(min(max(round(x), 0), MAX_FRAME)) for x in (start, end))
+    kf.add(ids.KFHDR, (5, title[:12], end))
+    kf.add(ids.KFSEG, (start, end))
+    kf.add(ids.KFCURTIME, start)
     kf.children += kf_nodes
     return Model(root)
 

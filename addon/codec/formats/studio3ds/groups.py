@@ -12,6 +12,7 @@ import numpy as np
 from ...meshops import components, face_normals, weld_ids
 
 COS_SAME = 0.9995
+MAX_AT_POINT = 64
 
 
 def corners_agree(cn: np.ndarray) -> bool:
@@ -64,11 +65,13 @@ def smoothing_groups(positions: np.ndarray, tris: np.ndarray, normals: np.ndarra
     cp = np.unique(np.column_stack([point[smooth].ravel(), np.repeat(comp_id, 3)]), axis=0)
     starts = np.r_[0, np.flatnonzero(np.diff(cp[:, 0])) + 1]
     counts = np.diff(np.r_[starts, len(cp)])
-    per = np.repeat(counts, counts)
-    a = np.repeat(np.arange(len(cp)), per)
-    b = np.repeat(np.repeat(starts, counts), per) + np.arange(len(a)) - np.repeat(np.cumsum(per) - per, per)
+    # only earlier patches constrain a later one: each is paired with the (at most MAX_AT_POINT) patches
+    # before it at the same point (more could not all differ in 32 bits; all of them made a mesh welded
+    # to one point cost F^2)
+    take = np.minimum(np.arange(len(cp)) - np.repeat(starts, counts), MAX_AT_POINT)
+    a = np.repeat(np.arange(len(cp)), take)
+    b = a - 1 - (np.arange(len(a)) - np.repeat(np.cumsum(take) - take, take))
     pairs = np.unique(np.column_stack([cp[a, 1], cp[b, 1]]), axis=0)
-    pairs = pairs[pairs[:, 1] < pairs[:, 0]]             # only earlier patches constrain a later one
     split = np.searchsorted(pairs[:, 0], np.arange(len(roots) + 1))
     colour = np.zeros(len(roots), np.int64)
     for c in range(len(roots)):

@@ -22,9 +22,13 @@ _TRACK_OF = {"location": ids.POS_TRACK, "rotation_quaternion": ids.ROT_TRACK, "r
              "data.spot_size": ids.FALL_TRACK}
 
 
+MAX_FRAME = 0xFFFFFFFF          # key frames are u32
+
+
 def on_whole_frames(frames, values) -> tuple[np.ndarray, np.ndarray]:
-    """3DS keys sit on whole frames: round, and keep the last key of each frame."""
-    f = np.asarray(frames, np.float64).round().astype(np.int64)
+    """3DS keys sit on whole frames from 0 on (unsigned): round, and keep the last key of each frame
+    (keys before frame 0 end at it; from_scene warns)."""
+    f = np.asarray(frames, np.float64).round().clip(0, MAX_FRAME).astype(np.int64)
     v = np.asarray(values)
     last = np.r_[f[1:] != f[:-1], True]
     return f[last], v[last]
@@ -36,7 +40,7 @@ def rotation_deltas(frames, quats) -> tuple[np.ndarray, np.ndarray]:
     one frame (as RotatingCube.3DS has) survives; otherwise their rotations are composed."""
     d = deltas_from_rotations(quats).astype(np.float64)
     # a delta ending at frame t is part of the turn up to the next whole frame
-    f = np.ceil(np.asarray(frames, np.float64) - 1e-6).astype(np.int64)
+    f = np.ceil(np.asarray(frames, np.float64) - 1e-6).clip(0, MAX_FRAME).astype(np.int64)
     if len(f) < 2 or (np.diff(f) != 0).all():
         return f, d.astype(np.float32)
     out_f, out_d = [], []

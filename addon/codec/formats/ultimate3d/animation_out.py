@@ -53,10 +53,12 @@ class Timeline:
 
 
 def _sampled_frames(parts: list[tuple[Animation, int, np.ndarray]], last: int) -> np.ndarray | None:
-    """The file frames to sample when a part is longer than animation.MAX_BAKED_SPAN (None: all of
-    them): such a part at its channels' whole key frames and its ends, the others at every frame;
-    and the frame after each part, which holds the next part's first value."""
-    if all(len(frames) <= animation.MAX_BAKED_SPAN for _, _, frames in parts):
+    """The file frames to sample when a part, or the gaps between parts, are longer than
+    animation.MAX_BAKED_SPAN (None: all of them): such a part at its channels' whole key frames and its
+    ends, the others at every frame; and the frame after each part, which holds the next part's first
+    value (a gap holds it throughout)."""
+    gaps = last + 1 - sum(len(frames) for _, _, frames in parts)
+    if all(len(frames) <= animation.MAX_BAKED_SPAN for _, _, frames in parts) and gaps <= animation.MAX_BAKED_SPAN:
         return None
     out = [np.array([0, last])]
     for anim, first, frames in parts:

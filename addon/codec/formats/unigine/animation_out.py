@@ -131,7 +131,7 @@ def build_tracks(scene: Scene, bones: list[BoneHeader], bind: np.ndarray, quanti
             warnings.warn(f"action {name!r}: bones {', '.join(missing)} are not in the armature; skipped")
         if not any(c.bone in names and len(c.frames) for c in anim.channels):
             continue                  # nothing to sample: do not build a frame range that may be huge
-        frames = animation.frames_of(anim)
+        frames = animation.every_frame(anim, warnings)
         order, loc, rot, scale = _sample(anim, frames, names)
         if not order:
             continue

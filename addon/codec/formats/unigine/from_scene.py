@@ -205,8 +205,10 @@ def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list
         else:
             setattr(surf, attr, _columns_at(record, first, col, 2).view(np.float32).reshape(-1, 2))
         col += _WIDTH[attr]
+    keyed = [(dict(p.keys), p.positions) for p, _ in parts]      # once: a dict per key made keys x keys work
     for k in key_names[1:]:
-        kpos = np.concatenate([dict(p.keys).get(k, p.positions) for p, _ in parts])
+        kpos = np.concatenate([keys.get(k, rest) for keys, rest in keyed]) if len(keyed) > 1 else \
+            keyed[0][0].get(k, keyed[0][1])
         surf.targets.append(MorphTarget(k, kpos[used], base.tangents))
     surf.coord_indices = coord.astype(np.uint32)
     surf.tri_indices = tri.astype(np.uint32)

@@ -71,7 +71,7 @@ def takes(scene: Scene, pairs: list[tuple[int, Mesh]], options, warnings: Warnin
                for a in dict.fromkeys(baked.tolist())]
     elif scene.animations and any(drives(scene, a, n, m) for a in scene.animations for n, m in pairs):
         mode = DRIVEN
-        out = [(a, animation.frames_of(a).astype(np.int64)) for a in scene.animations]
+        out = [(a, animation.every_frame(a, warnings).astype(np.int64)) for a in scene.animations]
     else:
         mode = TIMELINE
         numbers = max((_stack(m)[1] for _, m in pairs), key=len)

@@ -217,8 +217,9 @@ def _one(scene: Scene, merged, options, warnings: Warnings, own: str = "") -> Un
         raise UnsupportedFeature("scale must be positive (or 0 for an automatic fit)")
     else:
         factor = float(options.scale)
-    for a in range(3):
-        frames[a] *= np.float32(to_raw[a] * factor)
+    with np.errstate(over="ignore"):         # past float32: quantize_axes clamps it and says so
+        for a in range(3):
+            frames[a] *= np.float32(to_raw[a] * factor)
     raw, clamped = quantize_axes(frames, variant)
     if clamped:
         warnings.warn(f"{clamped} coordinates were outside the {variant.lower()} packed range and were clamped; "

@@ -148,15 +148,16 @@ def _animations(scene: Scene, setup: MeshSetup | None, frames: int, warnings: Wa
     for s in seqs:
         end = s.start + s.count - 1
         if end >= frames:
-            warnings.warn(f"sequence {s.name!r} runs to frame {end}, beyond the last frame {frames - 1}")
+            # the script's count is a claim: the sequence plays the frames there are
+            warnings.warn(f"sequence {s.name!r} runs to frame {end}, beyond the last frame {frames - 1}: cut there")
+            end = max(frames - 1, s.start)
         markers = [Marker(fn, int(round(s.start + t * s.count))) for t, fn in s.notifies]
         if s is everything:
             scene.animations[0].markers = markers
         else:
-            last = min(end, frames - 1)
-            scene.animations.append(Animation(
-                s.name, s.start, end, s.rate, _key_channels(0, range(s.start, last + 1), s.start, frames), markers,
-                placement="NLA", extras={"ue_group": s.group, "ue_rate": s.rate}))
+            keys = _key_channels(0, range(s.start, min(end, frames - 1) + 1), s.start, frames)
+            scene.animations.append(Animation(s.name, s.start, end, s.rate, keys, markers, placement="NLA",
+                                              extras={"ue_group": s.group, "ue_rate": s.rate}))
         scene.markers.append(Marker(s.name, s.start))     # timeline: where each sequence starts
 
 
