@@ -17,8 +17,10 @@ MESH_ONLY = {"unreal": "an Unreal vertex mesh", "unigine-mesh": "a UNIGINE mesh"
 NO_SHAPE_KEY_ANIMATION = {"3ds": "a .3ds file", "unigine-mesh": "a UNIGINE mesh", "unigine-anim": "a UNIGINE .anim"}
 BONE_ANIMATION_ONLY = {"unigine-mesh": "a UNIGINE mesh", "unigine-anim": "a UNIGINE .anim"}
 ANIMATION_ONLY_TARGETS = {"unigine-anim"}
-# formats whose names are bytes in one code page; what it lacks is written as "?" (binary.Writer.cstring)
-NAME_ENCODING = {"3ds": "latin-1", "unreal": "latin-1", "u3d": "latin-1"}
+# formats whose names are bytes in one code page, or UTF-8 text (glTF: a name read as undecodable bytes cannot
+# be written there); what it lacks is written as "?" (binary.Writer.cstring, the glTF JSON)
+NAME_ENCODING = {"3ds": "latin-1", "unreal": "latin-1", "u3d": "latin-1", "gltf": "utf-8", "glb": "utf-8"}
+_ENCODING_LABEL = {"latin-1": "Latin-1", "utf-8": "UTF-8"}
 _TRS = ("location", "rotation_quaternion", "rotation_euler", "scale")
 
 
@@ -35,7 +37,7 @@ def report(scene: Scene, fmt: str, warnings: Warnings) -> None:
     if fmt in NAME_ENCODING:
         odd = [n for n in _all_names(scene) if not _holds(n, NAME_ENCODING[fmt])]
         if odd:
-            warnings.warn(f"{fmt} names hold {NAME_ENCODING[fmt].title()} characters only: {_names(odd)} "
+            warnings.warn(f"{fmt} names hold {_ENCODING_LABEL[NAME_ENCODING[fmt]]} characters only: {_names(odd)} "
                           "written with '?' for the others")
     kinds = {n.kind for n in scene.nodes}
     if fmt in MESH_ONLY and kinds & {"CAMERA", "LIGHT"}:

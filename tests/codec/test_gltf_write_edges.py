@@ -28,7 +28,8 @@ def cases() -> dict[str, tuple[Scene, str]]:
         "empty": (Scene(), ""),
         "faceless": (Scene(nodes=[Node("p", "MESH", 0)], meshes=[Mesh("p", positions=TRI)]), "has no faces"),
         "quad": (Scene(nodes=[Node("q", "MESH", 0)], meshes=[quad]), ""),
-        "nan": (Scene(nodes=[Node("n", "MESH", 0)], meshes=[Mesh.from_triangles("n", nan, [[0, 1, 2]])]), "not finite"),
+        "nan": (Scene(nodes=[Node("n", "MESH", 0)], meshes=[Mesh.from_triangles("n", nan, [[0, 1, 2]])]),
+                "NaN, infinite or out-of-range number set to 0"),      # codec.finite, before any writer
         "joints": (Scene(nodes=[Node("a", "ARMATURE", 0), Node("s", "MESH", 0, parent=0)],
                          meshes=[Mesh.from_triangles("s", TRI, [[0, 1, 2]], skin=skin)],
                          armatures=[Armature("a", [Bone("b0"), Bone("b1", 0)])]), ""),

@@ -279,6 +279,11 @@ def test_names_a_code_page_lacks_are_written_with_a_stated_replacement(tmp_path)
     (tmp_path / "names.mesh").unlink(missing_ok=True)
     save(scene, tmp_path / "names.mesh")                      # UTF-8 names hold everything: no warning
     assert "Würfel Ω" in [m.name for m in load(tmp_path / "names.mesh").materials]
+    # glTF is UTF-8 text: Ω stays, the undecodable bytes a UNIGINE name kept become "?", once said
+    warnings = save(scene, tmp_path / "names.glb")
+    assert sum("glb names hold UTF-8 characters only" in w for w in warnings) == 1
+    back = load(tmp_path / "names.glb")
+    assert "Würfel Ω" in [m.name for m in back.materials] and "??" in [n.name for n in back.nodes]
 
 
 def test_writers_pack_a_float32_field_beyond_its_range_as_its_largest_value():

@@ -52,7 +52,8 @@ def encode(doc: Document, target: Path) -> dict[Path, bytes]:
 
 
 def _dumps(tree: dict) -> bytes:
-    return json.dumps(tree, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+    # "replace": a name kept as undecodable bytes (surrogates) is written with "?" (losses.report warns)
+    return json.dumps(tree, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8", "replace")
 
 
 def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes, dict[str, bytes]]:
