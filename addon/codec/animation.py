@@ -329,7 +329,8 @@ def cut_to_keys(scene: Scene, warnings) -> Scene:
             f = np.concatenate(f) if f else np.zeros(0)
             lo, hi = (max(float(f.min()), first), min(float(f.max()), first + count - 1)) if len(f) else (first, first)
             if hi - lo + 1 < count - MAX_BAKED_SPAN:
-                lo, hi = (lo, max(hi, lo)) if lo <= hi else (first, first)
+                if lo > hi:
+                    lo = hi = first
                 warnings.warn(f"animation {a.name!r} runs from frame {a.frame_start:g} to {a.frame_end:g}, but its keys "
                               f"reach frames {lo:g} to {hi:g} only: written over those")
                 a = replace(a, frame_start=lo, frame_end=hi)

@@ -20,3 +20,13 @@ def name_83(name: str, taken: set[str]) -> str:
         n += 1
     taken.add(out)
     return out
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """`name`, or name_2, name_3 ... when `taken` has it (file names compare ignoring case); added to taken."""
+    out, n = name, 1
+    while out.lower() in taken:
+        n += 1
+        out = f"{name}_{n}"
+    taken.add(out.lower())
+    return out

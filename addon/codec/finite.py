@@ -15,10 +15,11 @@ from dataclasses import fields, is_dataclass, replace
 import numpy as np
 
 from .animation import MAX_FRAMES
+from .binary import F32_MAX
 from .errors import Warnings
 from .scene import Animation, Channel, RestPose, Scene
 
-LIMIT = float(np.finfo(np.float32).max)     # Blender holds float32: a larger number cannot be a value
+LIMIT = F32_MAX                             # Blender holds float32: a larger number cannot be a value
 _IDENTITY_ROTATION = (1.0, 0.0, 0.0, 0.0)
 # what a bad number in a key of these channels becomes
 _CHANNEL_DEFAULTS = {"rotation_quaternion": _IDENTITY_ROTATION, "scale": (1.0, 1.0, 1.0)}

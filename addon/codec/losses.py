@@ -19,7 +19,8 @@ BONE_ANIMATION_ONLY = {"unigine-mesh": "a UNIGINE mesh", "unigine-anim": "a UNIG
 ANIMATION_ONLY_TARGETS = {"unigine-anim"}
 # formats whose names are bytes in one code page, or UTF-8 text (glTF: a name read as undecodable bytes cannot
 # be written there); what it lacks is written as "?" (binary.Writer.cstring, the glTF JSON)
-NAME_ENCODING = {"3ds": "latin-1", "unreal": "latin-1", "u3d": "latin-1", "gltf": "utf-8", "glb": "utf-8"}
+# (Unreal writes names only as UnrealScript identifiers: ucscript.checked_identifier replaces and warns)
+NAME_ENCODING = {"3ds": "latin-1", "u3d": "latin-1", "gltf": "utf-8", "glb": "utf-8"}
 _ENCODING_LABEL = {"latin-1": "Latin-1", "utf-8": "UTF-8"}
 _TRS = ("location", "rotation_quaternion", "rotation_euler", "scale")
 

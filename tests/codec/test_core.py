@@ -198,3 +198,9 @@ def test_command_line_options_take_the_type_of_their_field():
     o = options_for(Opts, {"version": 1.0, "scale": 2, "kinds": "MESH, CAMERA", "unknown": 5})
     assert o == Opts("1.0", 2.0, frozenset({"MESH", "CAMERA"}))
     assert isinstance(o.scale, float)
+
+
+def test_unique_name_keeps_names_that_make_one_file_apart():
+    from addon.codec.file_names import unique_name
+    taken: set[str] = set()
+    assert [unique_name(n, taken) for n in ("Gun_1", "gun_1", "Gun_1", "Other")] == ["Gun_1", "gun_1_2", "Gun_1_3", "Other"]

@@ -269,10 +269,12 @@ def test_a_hostile_scene_exports_to_every_format_and_is_left_as_it_was(tmp_path)
 def test_names_a_code_page_lacks_are_written_with_a_stated_replacement(tmp_path):
     from addon.codec import save
     scene = _hostile_scene()
-    for ext, fmt in ((".3ds", "3ds"), (".u3d", "u3d"), ("_d.3d", "unreal")):
+    for ext, fmt in ((".3ds", "3ds"), (".u3d", "u3d")):
         warnings = save(scene, tmp_path / f"names{ext}")
         assert sum(f"{fmt} names hold Latin-1 characters only" in w and "written with '?'" in w
                    for w in warnings) == 1, fmt
+    # Unreal writes names only as UnrealScript identifiers (ucscript.checked_identifier says what it changes)
+    assert not any("names hold" in w for w in save(scene, tmp_path / "names_d.3d"))
     names = [m.name for m in load(tmp_path / "names.3ds").materials]
     assert len(set(names)) == len(names) and "Würfel ?" in names      # ü is Latin-1; Ω and Σ are not
     assert "Würfel ?" in [m.name for m in load(tmp_path / "names.u3d").materials]

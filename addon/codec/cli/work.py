@@ -8,8 +8,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from .. import check, encode, load
+from .. import check, encode, load, options_for
 from ..features import losses
+from ..file_names import unique_name
 from ..fileio import write_atomically
 from ..registry import find_format
 
@@ -46,13 +47,18 @@ def convert_job(job: dict) -> dict:
         src, out = Path(job["input"]), Path(job["output"])
         spec = find_format(src)
         rec["format"] = spec.name
-        inputs = {src.resolve(), *(p.resolve() for p in [*spec.sources(src), *spec.companions(src)])}
         to = find_format(out, name=job["to"])
         options = job.get("options", {})
-        # a file of several parts (a script's meshes) gives one output per part, named after it
+        # a file of several parts (a script's meshes) gives one output per part, named after it (two parts
+        # whose names make one file name get _2, _3 ...)
         parts = spec.parts(src) if spec.part_option and not options.get(spec.part_option) else []
-        outs = [(to.main_output(out.parent, _file_stem(p)), {**options, spec.part_option: p}) for p in parts] \
-            if len(parts) > 1 else [(out, options)]
+        taken: set[str] = set()
+        outs = [(to.main_output(out.parent, unique_name(_file_stem(p), taken)), {**options, spec.part_option: p})
+                for p in parts] if len(parts) > 1 else [(out, options)]
+        # every part's own files (a data file animated by several scripts has an animation file per part)
+        inputs = {src.resolve(), *(p.resolve() for _, o in outs
+                                   for p in [*spec.sources(src, options_for(spec.import_options, o)),
+                                             *spec.companions(src)])}
         made = [p for o, _ in outs for p in to.written(o)]
         if job.get("skip_up_to_date") and all(p.exists() and p.resolve() not in inputs for p in made) \
                 and min(p.stat().st_mtime for p in made) >= _newest(inputs):

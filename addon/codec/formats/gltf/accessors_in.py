@@ -158,6 +158,8 @@ class Accessors:
         col_bytes = -(-dt.itemsize * rows // 4) * 4 if cols > 1 else dt.itemsize * rows
         elem = col_bytes * cols
         stride = stride or elem
+        if stride < elem:
+            raise FormatError(f"byteStride {stride} is less than the {elem}-byte element", start, f"{path}.bufferView")
         if offset % dt.itemsize or (stride % dt.itemsize):
             raise FormatError(f"offset {offset} / stride {stride} not aligned to the {dt.itemsize}-byte components",
                               start + offset, f"{path}.byteOffset")

@@ -296,8 +296,8 @@ def _handles(times: np.ndarray, fps: float, out: np.ndarray) -> np.ndarray:
     """(N, D, 2, 2) Bezier handles of a glTF cubic spline: a third of each segment along its tangent
     (tangents are per second: the segment's length in seconds scales them)."""
     n, _, d = out.shape
-    dt = np.diff(times) if n > 1 else np.ones(1)
-    left, right = np.r_[dt[:1], dt], np.r_[dt, dt[-1:]]
+    dt = np.diff(times)
+    left, right = (np.r_[dt[:1], dt], np.r_[dt, dt[-1:]]) if n > 1 else (np.ones(1), np.ones(1))
     h = np.empty((n, d, 2, 2))
     h[:, :, 0, 0] = ((times - left / 3) * fps)[:, None]
     h[:, :, 1, 0] = ((times + right / 3) * fps)[:, None]

@@ -76,25 +76,20 @@ def _unfilter(kind: np.ndarray, f: np.ndarray) -> np.ndarray:
             row = f[y] + out[y, 1:] if kind[y] == 2 else f[y]
             out[y + 1, 1:] = np.cumsum(row, 0, dtype=np.uint8) if kind[y] == 1 else row
         return out[1:, 1:]
-    # skewed: pixel (y, x) at [x + y + 2, y + 1], so that a diagonal is a row and its neighbours (left,
-    # up: the row before; up-left: the one before that) are slices of rows; zeros all round
-    sk = np.zeros((w + h + 1, h + 1) + f.shape[2:], np.uint8)
-    fs = np.zeros((w + h - 1, h) + f.shape[2:], np.uint8)
-    for y in range(h):
-        fs[y:y + w, y] = f[y]
-    kinds = kind.astype(np.int16)[:, None]
+    # an anti-diagonal at a time (x + y = d): its left, up and up-left neighbours lie on the two before;
+    # gathers straight into `out`, so memory stays that of the picture
+    kinds = kind.astype(np.int16)
     for d in range(h + w - 1):
-        y0, y1 = max(0, d - w + 1), min(h, d + 1)
-        a = sk[d + 1, y0 + 1:y1 + 1].astype(np.int16)
-        b = sk[d + 1, y0:y1].astype(np.int16)
-        c = sk[d, y0:y1].astype(np.int16)
+        y = np.arange(max(0, d - w + 1), min(h, d + 1))
+        x = d - y
+        a = out[y + 1, x].astype(np.int16)
+        b = out[y, x + 1].astype(np.int16)
+        c = out[y, x].astype(np.int16)
         pa, pb, pc = np.abs(b - c), np.abs(a - c), np.abs(a + b - 2 * c)      # |p - a|, |p - b|, |p - c|
         paeth = np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
-        k = np.broadcast_to(kinds[y0:y1], a.shape)
+        k = np.broadcast_to(kinds[y].reshape((-1,) + (1,) * (a.ndim - 1)), a.shape)
         pred = np.choose(k, (np.zeros_like(a), a, b, (a + b) >> 1, paeth))
-        sk[d + 2, y0 + 1:y1 + 1] = fs[d, y0:y1] + pred.astype(np.uint8)
-    for y in range(h):
-        out[y + 1, 1:] = sk[y + 2:y + 2 + w, y + 1]
+        out[y + 1, x + 1] = f[y, x] + pred.astype(np.uint8)
     return out[1:, 1:]
 
 
@@ -104,6 +99,8 @@ def _rgba(img: np.ndarray, color: int, palette, alpha) -> np.ndarray:
     if color == 3:
         if palette is None:
             raise FormatError("a palette picture without PLTE", None, "PNG")
+        if not len(palette):
+            raise FormatError("a palette picture with an empty PLTE", None, "PNG/PLTE")
         idx = np.minimum(img[..., 0], len(palette) - 1)
         out[..., :3] = palette[idx]
         if alpha is not None and len(alpha):

@@ -170,8 +170,11 @@ def _join(name: str, prims: list[Primitive], slots: list[int], m: dict, path: st
     n_targets = max((len(p.targets) for p in blocks), default=0)
     targets = [joined(lambda p, k=k: p.targets[k] if k < len(p.targets) else None, 3) for k in range(n_targets)]
     n_skin = max((len(p.joints) for p in blocks), default=0)
-    joints = joined(lambda p: np.concatenate(p.joints, 1).astype(np.float32) if p.joints else None, 4 * n_skin)
-    weights = joined(lambda p: np.concatenate(p.weights, 1) if p.weights else None, 4 * n_skin)
+    def sets(arrays) -> np.ndarray | None:   # a primitive's JOINTS_n / WEIGHTS_n, zeros for the sets it lacks
+        return np.pad(np.concatenate(arrays, 1), ((0, 0), (0, 4 * (n_skin - len(arrays))))) if arrays else None
+
+    joints = joined(lambda p: None if not p.joints else sets(p.joints).astype(np.float32), 4 * n_skin)
+    weights = joined(lambda p: sets(p.weights), 4 * n_skin)
     faces = np.arange(0, len(corners), 3, dtype=np.uint32)
     welded, source = weld(positions, corners.astype(np.uint32), faces,
                           _points(positions, targets, [joints, weights] if joints is not None else []))

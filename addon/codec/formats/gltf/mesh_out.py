@@ -8,7 +8,7 @@ with at most 4 influences, the rest folded into the 4 largest.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -111,7 +111,6 @@ class Split:
 def split(mesh: Mesh) -> Split | None:
     """The corner -> vertex split of `mesh` (None: it has no faces, noted)."""
     notes = Warnings()
-    mesh = _finite(mesh, notes)
     nc = len(mesh.corners)
     tris_c, face = meshops.triangulate(mesh.faces, nc)
     if not len(tris_c):
@@ -177,21 +176,6 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
     meshes = json.setdefault("meshes", [])
     meshes.append(out)
     return Written(len(meshes) - 1, source, extra, step)
-
-
-def _finite(mesh: Mesh, warnings: Warnings) -> Mesh:
-    """The mesh with coordinates, UVs and colours that are not finite (which glTF forbids) at 0, warned."""
-    arrays = {"positions": mesh.positions, **{f"key {k.name}": k.positions for k in mesh.shape_keys},
-              **{f"UV {n}": a for n, a in mesh.uv_layers.items()}, **{f"colour {n}": a for n, a in mesh.colors.items()}}
-    bad = [name for name, a in arrays.items() if not np.isfinite(np.asarray(a, np.float32)).all()]
-    if not bad:
-        return mesh
-    warnings.warn(f"mesh {mesh.name!r}: values that are not finite ({', '.join(bad)}) written as 0")
-    fix = lambda a: np.nan_to_num(np.asarray(a, np.float32), nan=0.0, posinf=0.0, neginf=0.0)   # noqa: E731
-    return replace(mesh, positions=fix(mesh.positions),
-                   shape_keys=[replace(k, positions=fix(k.positions)) for k in mesh.shape_keys],
-                   uv_layers={n: fix(a) for n, a in mesh.uv_layers.items()},
-                   colors={n: fix(a) for n, a in mesh.colors.items()})
 
 
 def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:

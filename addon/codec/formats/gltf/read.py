@@ -13,7 +13,7 @@ import base64
 import binascii
 import json
 import struct
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 from ...errors import FormatError, Warnings
@@ -42,10 +42,14 @@ def read_path(path: Path, opts, warnings: Warnings) -> Document:
     if data[:4] != GLB_MAGIC:
         tree = _json(data, 0)
         for uri in external_uris(tree):
-            f = path.parent / unquote(uri)
+            name = PurePosixPath(unquote(uri))
+            if name.is_absolute() or ".." in name.parts or "\0" in str(name):
+                # files beside the model only: neither read from elsewhere nor written back elsewhere
+                warnings.warn(f"{uri!r} names no file beside the model: not read")
+                continue
             try:
-                resources[uri] = f.read_bytes()
-            except OSError:
+                resources[uri] = (path.parent / name).read_bytes()
+            except (OSError, ValueError):
                 pass                   # a missing buffer is named by parse, a missing image by to_scene
     doc = parse(data, warnings, resources, path.stem)
     doc.path = str(path)

@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import axes
 from ...errors import UnsupportedFeature, Warnings
+from ...file_names import unique_name
 from ...scene import Mesh, Scene
 from . import files
 from .conventions import BASIS, DEFAULT_SCALE, corner_order, rotation_angles, tidy, uv_from_blender
@@ -155,21 +156,11 @@ def from_scene(scene: Scene, options, warnings: Warnings) -> UnrealMesh | Script
         others = tuple(f"{n}:".lower() for n in names if n != name)
         model = _one(scene, merge(scene, options, warnings, [(node, mesh)], f"{name}:", others), options, warnings,
                      f"{name}:")
-        model.name = _unique(checked_identifier(name, "Mesh", "mesh name", warnings), taken)
+        model.name = unique_name(checked_identifier(name, "Mesh", "mesh name", warnings), taken)
         if model.setup is not None:
             model.setup.mesh = model.name
         out.append(model)
     return ScriptMeshes(out)
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    """`name`, or name_2, name_3 ... when another mesh has it (file names compare ignoring case)."""
-    out, n = name, 1
-    while out.lower() in taken:
-        n += 1
-        out = f"{name}_{n}"
-    taken.add(out.lower())
-    return out
 
 
 def _one(scene: Scene, merged, options, warnings: Warnings, own: str = "") -> UnrealMesh:
