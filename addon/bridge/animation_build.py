@@ -117,15 +117,25 @@ def build_animations(scene: Scene, objects: list, G, default_target=None) -> lis
 
 
 def _sharing_targets(anims: list[Animation]) -> list[list[Animation]]:
-    """The animations in groups that key common objects, in their order: a group's strips are laid one
-    after another, while objects that share none (an Unreal script's meshes) each start on their own."""
-    groups: list[tuple[set, list[int]]] = []
+    """The animations in groups that key common objects, each in their order: a group's strips are laid one
+    after another, while objects that share none (an Unreal script's meshes) each start on their own. An
+    animation that keys nothing belongs with all. Linear in the channels (a file may hold thousands)."""
+    if any(not a.channels for a in anims):
+        return [anims] if anims else []
+    group, owner = list(range(len(anims))), {}
+
+    def root(i: int) -> int:
+        while group[i] != i:
+            group[i] = i = group[group[i]]
+        return i
+
     for i, a in enumerate(anims):
-        targets = {c.target for c in a.channels}
-        joined = [g for g in groups if not targets or not g[0] or g[0] & targets]
-        rest = [g for g in groups if all(g is not j for j in joined)]
-        groups = rest + [(targets.union(*(g[0] for g in joined)), sorted([i, *(k for g in joined for k in g[1])]))]
-    return [[anims[k] for k in g[1]] for g in groups]
+        for t in {c.target for c in a.channels}:
+            group[root(i)] = root(owner.setdefault(t, i))
+    out: dict[int, list[Animation]] = {}
+    for i, a in enumerate(anims):
+        out.setdefault(root(i), []).append(a)
+    return list(out.values())
 
 
 def _shape_keys_rest_between_strips(owner, placed_actions) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import bpy
 import numpy as np
 
-from ..codec.meshops import ranges, weld_ids
+from ..codec.meshops import face_of_corner, ranges, weld_ids
 from ..codec.scene import Mesh
 from .mesh_build import _new_mesh
 
@@ -35,7 +35,11 @@ def mikk_tangents(me, uv_name: str, positions: np.ndarray, corner_vert: np.ndarr
     point = weld_ids(positions)[corner_vert]           # MikkTSpace joins corners by value, not index
     by_point = np.argsort(point, kind="stable")
     first = np.searchsorted(point[by_point], np.arange(int(point.max()) + 2))
-    face_of = np.repeat(np.arange(len(starts)), sizes)
+    if np.diff(first).max() > SEQUENTIAL_FACES:
+        # a point more faces meet at than one thread takes (a huge fan, a collapsed mesh): no piece can hold
+        # it, and shrinking cores would send those faces once per face; Blender's threaded call instead
+        return _calc(me, uv_name, len(corner_vert))
+    face_of = face_of_corner(starts, len(corner_vert))
     order = np.argsort(point[starts], kind="stable")
     tangent, sign = np.empty((len(corner_vert), 3), np.float32), np.empty(len(corner_vert), np.float32)
     at_point, at_face, in_core = np.zeros(len(first) - 1, bool), np.zeros(len(starts), bool), np.zeros(len(starts), bool)
