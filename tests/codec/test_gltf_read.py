@@ -342,15 +342,63 @@ def test_primitives_sharing_vertices_and_aliasing_accessors():
     assert len(mesh.positions) == 4 and len(mesh.faces) == 4 and mesh.face_material.tolist() == [0, 0, 1, 1]
     b = F.quad(material=False)
     pos = b.tree["accessors"][0]
-    # 64 KB of positions read as more than 2^20 vertices, by 64 accessors over the same bytes
+    # 64 KB of positions read as more than 2^22 vertices and corners, by 96 accessors over the same bytes
     view = b.view(b"\0" * (16400 * 4), stride=4)
     copies = [dict(pos, bufferView=view, count=16400, componentType=5121, normalized=True, type="VEC3")
-              for _ in range(64)]
+              for _ in range(96)]
     first = len(b.tree["accessors"])
     b.tree["accessors"] += copies
-    b.tree["meshes"][0]["primitives"] = [{"attributes": {"POSITION": first + k}} for k in range(64)]
-    with pytest.raises(FormatError, match=r"vertices from .* bytes of buffers"):
+    b.tree["meshes"][0]["primitives"] = [{"attributes": {"POSITION": first + k}} for k in range(96)]
+    with pytest.raises(FormatError, match=r"vertices and corners from .* bytes of buffers"):
         scene_of(b.glb())
+
+
+def _big_strip(b, vertices: int) -> tuple[int, int]:
+    """(POSITION, indices) accessors of `vertices` points and as many indices."""
+    pos = np.zeros((vertices, 3), np.float32)
+    pos[:, 0] = np.arange(vertices)
+    pos[1::2, 1] = 1.0
+    return b.accessor(pos, minmax=True), b.accessor(np.arange(vertices, dtype=np.uint32))
+
+
+def _refused_with_peak_mb(data: bytes, match: str) -> float:
+    """The FormatError `match` from reading `data`; -> the peak MB that reading allocated."""
+    import tracemalloc
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError, match=match):
+            scene_of(data)
+        return tracemalloc.get_traced_memory()[1] / 2 ** 20
+    finally:
+        tracemalloc.stop()
+
+
+def test_primitives_naming_one_index_accessor_over_and_over_are_refused_before_they_are_built():
+    """A 2 MB file whose 200 primitives all name the same 250k indices would build 50M corners
+    (GBs): refused, with memory of the order of the file's own."""
+    b = F.Builder()
+    pos, idx = _big_strip(b, 250_000)
+    b.add("meshes", {"primitives": [{"attributes": {"POSITION": pos}, "indices": idx}] * 200})
+    b.add("nodes", {"mesh": 0})
+    b.tree["scenes"] = [{"nodes": [0]}]
+    data = b.glb()
+    assert _refused_with_peak_mb(data, r"vertices and corners from \d+ bytes of buffers.*primitives\[") < 8 * len(data) / 2 ** 20
+    b.tree["meshes"][0]["primitives"] = b.tree["meshes"][0]["primitives"][:2]   # honest: two materials' worth
+    assert len(scene_of(b.glb()).meshes[0].faces) == 2 * 250_000 // 3
+
+
+def test_morph_targets_without_data_cannot_ask_for_gigabytes():
+    """Targets with no POSITION are zero offsets, each as many vertices as the mesh: 300 of them on
+    200k vertices would be 60M target vertices from a 3 MB file; refused before any is built."""
+    b = F.Builder()
+    pos, idx = _big_strip(b, 200_000)
+    b.add("meshes", {"primitives": [{"attributes": {"POSITION": pos}, "indices": idx, "targets": [{}] * 300}]})
+    b.add("nodes", {"mesh": 0})
+    b.tree["scenes"] = [{"nodes": [0]}]
+    data = b.glb()
+    assert _refused_with_peak_mb(data, r"morph-target vertices from \d+ bytes") < 8 * len(data) / 2 ** 20
+    b.tree["meshes"][0]["primitives"][0]["targets"] = [{}] * 3
+    assert len(scene_of(b.glb()).meshes[0].shape_keys) == 4
 
 
 def test_a_quantized_mesh_takes_its_nodes_scale():

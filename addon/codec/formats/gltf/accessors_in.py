@@ -3,7 +3,9 @@
 Every byte range (buffer view in its buffer, accessor in its view, sparse indices and values) is
 checked against the bytes really held before anything is allocated; an accessor with no buffer
 view (zeros, then sparse values) may not be longer than the longest accessor the bytes back, so a
-small JSON cannot ask for gigabytes. Errors name the JSON path (`accessors[3].count`) and the
+small JSON cannot ask for gigabytes; and the vertices, corners and morph-target vertices that
+primitives build are counted before they are built, against the bytes held (`Accessors.charge`), so
+that primitives naming the same accessors over and over cannot either. Errors name the JSON path (`accessors[3].count`) and the
 offset in the buffer.
 """
 from __future__ import annotations
@@ -14,7 +16,9 @@ from ...errors import FormatError
 from .model import COMPONENT_DTYPES, MESHOPT, TYPE_WIDTHS, Document
 
 MIN_ZEROS = 1 << 16          # zero-filled accessors may always be this long
-MIN_VERTICES = 1 << 20       # and a file may always give this many vertices
+MIN_ITEMS = 1 << 22          # and a file may always give this many vertices and corners
+MIN_TARGET_ITEMS = 1 << 23   # and morph-target vertices (sparse accessors back many with few bytes)
+TARGETS_PER_BYTE = 8
 _NORMALIZE = {"i1": 127.0, "u1": 255.0, "<i2": 32767.0, "<u2": 65535.0, "<u4": 4294967295.0}
 _SPARSE_INDEX = {5121: "u1", 5123: "<u2", 5125: "<u4"}
 
@@ -76,16 +80,20 @@ class Accessors:
         backed = [a["count"] for a in items(doc.json, "accessors")
                   if isinstance(a, dict) and "bufferView" in a and isinstance(a.get("count"), int)]
         self.zero_limit = max(MIN_ZEROS, min(max(backed, default=0), sum(len(b) for b in doc.buffers)))
-        self.vertex_limit = max(MIN_VERTICES, sum(len(b) for b in doc.buffers))
-        self.vertices = 0
+        held = sum(len(b) for b in doc.buffers)
+        self.limits = [max(MIN_ITEMS, held), max(MIN_TARGET_ITEMS, TARGETS_PER_BYTE * held)]
+        self.items = [0, 0]
 
-    def charge(self, vertices: int, path: str) -> None:
-        """Count the vertices the Scene is given over the whole file: at most one per byte the buffers
-        hold (a vertex takes 4 at least), so that accessors aliasing the same bytes cannot multiply them."""
-        self.vertices += vertices
-        if self.vertices > self.vertex_limit:
-            raise FormatError(f"{self.vertices} vertices from {self.vertex_limit} bytes of buffers: accessors "
-                              "that share their bytes over and over", None, path)
+    def charge(self, items: int, targets: int, path: str) -> None:
+        """Count, before they are built, the vertices and corners the Scene is given over the whole
+        file (at most one per byte the buffers hold: a vertex takes 4 at least, a corner's index 1)
+        and its morph-target vertices (sparse targets back many with few bytes), so that primitives
+        and accessors naming the same bytes over and over cannot multiply them."""
+        for k, (n, what) in enumerate(((items, "vertices and corners"), (targets, "morph-target vertices"))):
+            self.items[k] += n
+            if self.items[k] > self.limits[k]:
+                raise FormatError(f"{self.items[k]} {what} from {sum(len(b) for b in self.doc.buffers)} bytes of "
+                                  "buffers: accessors and primitives that share their bytes over and over", None, path)
 
     def get(self, index, path: str, as_float: bool = True) -> np.ndarray:
         """(count, width) array: float32 (normalized integers scaled to 0..1 or -1..1) when as_float,

@@ -32,7 +32,7 @@ def color_name(n: int) -> str:
 class Primitive:
     """One primitive's triangles and vertex data, in the file's axes."""
 
-    def __init__(self, acc: Accessors, p: dict, path: str):
+    def __init__(self, acc: Accessors, p: dict, path: str, seen: set[str]):
         attrs = p.get("attributes")
         if not isinstance(attrs, dict) or "POSITION" not in attrs:
             raise FormatError("a primitive without POSITION", None, f"{path}.attributes")
@@ -61,15 +61,24 @@ class Primitive:
         targets = p.get("targets", [])
         if not isinstance(targets, list):
             raise FormatError("targets is not a list", None, f"{path}.targets")
+        # primitives that name the same vertex accessors share their vertices (one material each)
+        self.key = json.dumps([attrs, targets], sort_keys=True)
+        idx = _indices(acc, p, v, path)
+        n = v if idx is None else len(idx)
+        corners = n if p.get("mode", 4) == 4 else 3 * max(n - 2, 0)       # strips and fans: 3 per index
+        new = self.key not in seen
+        seen.add(self.key)
+        # what this primitive adds to the Scene, before it is built: its vertices (once per set of
+        # them), its corners with their normal, UVs and colours, and its targets' vertices
+        acc.charge(v * (1 + len(self.joints)) * new + corners * (2 + len(self.uvs) + len(self.colors)),
+                   v * len(targets) * new, path)
         self.targets = []
         for k, t in enumerate(targets):
             if not isinstance(t, dict):
                 raise FormatError("not an object", None, f"{path}.targets[{k}]")
             d = attr("POSITION", (3,), True, t, f"{path}.targets[{k}]")
             self.targets.append(np.zeros((v, 3), np.float32) if d is None else d)
-        self.triangles = _triangles(acc, p, v, path)
-        # primitives that name the same vertex accessors share their vertices (one material each)
-        self.key = json.dumps([attrs, targets], sort_keys=True)
+        self.triangles = _triangles(idx, p, v)
 
 
 def _sets(attrs: dict, prefix: str) -> int:
@@ -79,17 +88,22 @@ def _sets(attrs: dict, prefix: str) -> int:
     return n
 
 
-def _triangles(acc: Accessors, p: dict, v: int, path: str) -> np.ndarray:
+def _indices(acc: Accessors, p: dict, v: int, path: str) -> np.ndarray | None:
+    """The primitive's vertex indices as the file stores them (checked against its vertices), or None."""
+    if "indices" not in p:
+        return None
+    idx = acc.get(p["indices"], f"{path}.indices", as_float=False)
+    if idx.shape[1] != 1 or idx.dtype.kind != "u":
+        raise FormatError("indices are not unsigned scalars", None, f"{path}.indices")
+    idx = idx.reshape(-1)
+    if len(idx) and int(idx.max()) >= v:
+        raise FormatError(f"index {int(idx.max())} is past the {v} vertices", None, f"{path}.indices")
+    return idx
+
+
+def _triangles(idx: np.ndarray | None, p: dict, v: int) -> np.ndarray:
     mode = p.get("mode", 4)
-    if "indices" in p:
-        idx = acc.get(p["indices"], f"{path}.indices", as_float=False)
-        if idx.shape[1] != 1 or idx.dtype.kind != "u":
-            raise FormatError("indices are not unsigned scalars", None, f"{path}.indices")
-        idx = idx.reshape(-1).astype(np.int64)
-        if len(idx) and int(idx.max()) >= v:
-            raise FormatError(f"index {int(idx.max())} is past the {v} vertices", None, f"{path}.indices")
-    else:
-        idx = np.arange(v, dtype=np.int64)
+    idx = np.arange(v, dtype=np.int64) if idx is None else idx.astype(np.int64)
     if mode == 4:
         n = len(idx) // 3
         return idx[:n * 3].reshape(n, 3)
@@ -106,7 +120,7 @@ def read_mesh(tree: dict, acc: Accessors, index: int, warnings: Warnings) -> tup
     (V, 4k) joint indices into the skin's joints list with their weights (None without JOINTS_0)."""
     m = obj(tree, "meshes", index)
     path = f"meshes[{index}]"
-    prims, slots = [], []
+    prims, slots, seen = [], [], set()
     for j, p in enumerate(items(m, "primitives")):
         pp = f"{path}.primitives[{j}]"
         if not isinstance(p, dict):
@@ -119,12 +133,11 @@ def read_mesh(tree: dict, acc: Accessors, index: int, warnings: Warnings) -> tup
         if p.get("mode", 4) not in (4, 5, 6):
             warnings.warn("points and lines (primitive modes 0-3) are not read: the Scene holds faces")
             continue
-        prims.append(Primitive(acc, p, pp))
+        prims.append(Primitive(acc, p, pp, seen))
         mat = p.get("material", -1)
         if mat != -1:
             obj(tree, "materials", mat, f"{pp}.material")
         slots.append(mat)
-    acc.charge(sum(len(p.positions) for p in {p.key: p for p in prims}.values()), path)
     name = m.get("name") if isinstance(m.get("name"), str) else f"Mesh{index}"
     return _join(name, prims, slots, m, path)
 
