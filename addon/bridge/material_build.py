@@ -76,9 +76,10 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
     y = 300
     base_nodes, stages = [], []
     for slot in m.textures:
-        tex = _texture_node(nt, slot, images, y)
+        cube = len(slot.cube_faces) == 6
+        tex = _texture_node(nt, slot, images, y, mapped=not cube)
         base = slot.kind in ("base_color", "base_color_2")
-        if len(slot.cube_faces) == 6:
+        if cube:
             col = material_stages.cube(nt, slot, tex, images)
             y -= 320 * 5
         else:
@@ -134,7 +135,9 @@ def _amount_over(nt, into, src, amount: float, tex):
     return mix.outputs["Result"]
 
 
-def _texture_node(nt, slot: TextureSlot, images: list, y: float):
+def _texture_node(nt, slot: TextureSlot, images: list, y: float, mapped: bool = True):
+    """The slot's Image Texture node; mapped: fed by its UV map through its offset, turn and tiling (a cube
+    map's faces are looked up by direction instead)."""
     tex = nt.nodes.new("ShaderNodeTexImage")
     tex.label = slot.kind
     tex.location = (-600, y)
@@ -143,6 +146,12 @@ def _texture_node(nt, slot: TextureSlot, images: list, y: float):
         if slot.kind in _NON_COLOR and tex.image.source == "FILE":
             tex.image.colorspace_settings.is_data = True
     tex.extension = slot.extension
+    tex["lgf_strength"] = slot.strength
+    props.store(tex, slot.extras)
+    if slot.alpha_source:
+        tex["lgf_alpha_source"] = 1
+    if not mapped:
+        return tex
     mapping = nt.nodes.new("ShaderNodeMapping")
     mapping.location = (-800, y)
     loc, rot = (slot.offset, slot.rotation) if slot.pivot is None else _about_pivot(slot)
@@ -151,15 +160,11 @@ def _texture_node(nt, slot: TextureSlot, images: list, y: float):
     mapping.inputs["Scale"].default_value = (slot.scale[0], slot.scale[1], 1.0)
     if slot.pivot is not None:
         tex["lgf_pivot"] = list(slot.pivot)
-    if slot.alpha_source:
-        tex["lgf_alpha_source"] = 1
     uv = nt.nodes.new("ShaderNodeUVMap")
     uv.location = (-1000, y)
     uv.uv_map = slot.uv_layer
     nt.links.new(uv.outputs["UV"], mapping.inputs["Vector"])
     nt.links.new(mapping.outputs["Vector"], tex.inputs["Vector"])
-    tex["lgf_strength"] = slot.strength
-    props.store(tex, slot.extras)
     return tex
 
 

@@ -32,6 +32,7 @@ _SPEC = {
 }
 DOUBLE, PREMULTIPLIED = "x2", "below x (1 - alpha)"
 CUBE_GROUP = "LGF Cube Map"
+CUBE_MARK = "lgf_cube_map"      # the group's own property: a user may rename the group
 FACES = ("+X", "-X", "+Y", "-Y", "+Z", "-Z")
 
 
@@ -111,11 +112,6 @@ def read(tex) -> str:
 def cube(nt, slot: TextureSlot, tex, images: list):
     """The cube map's six faces looked up by the reflection direction; `tex` (the slot's node) is the
     first face -> the colour socket."""
-    for link in list(tex.inputs["Vector"].links):        # the UV Map and Mapping nodes _texture_node made
-        mapping = link.from_node
-        for up in list(mapping.inputs["Vector"].links):
-            nt.nodes.remove(up.from_node)
-        nt.nodes.remove(mapping)
     x, y = tex.location
     coords = nt.nodes.new("ShaderNodeTexCoord")
     coords.location = (x - 500, y)
@@ -148,7 +144,7 @@ def cube_face(tex) -> int:
     """Which face of a cube map `tex` shows (0 for the slot's own node); -1 when it is no cube face."""
     links = tex.inputs["Vector"].links
     node = links[0].from_node if links else None
-    if node is None or node.type != "GROUP" or node.node_tree is None or node.node_tree.name != CUBE_GROUP:
+    if node is None or node.type != "GROUP" or not _is_cube_group(node.node_tree):
         return -1
     name = links[0].from_socket.name
     return FACES.index(name[:-3]) if name.endswith(" UV") and name[:-3] in FACES else -1
@@ -169,13 +165,19 @@ def cube_faces(tex, image_index) -> tuple[int, ...]:
     return tuple(image_index(im) for im in faces)
 
 
+def _is_cube_group(tree) -> bool:
+    """Ours by its mark (0.2.0 made it unmarked: by its name then)."""
+    return tree is not None and bool(tree.get(CUBE_MARK) or tree.name == CUBE_GROUP)
+
+
 def _cube_group():
     """Reflection direction (Blender axes) -> per face its UV ("+X UV", ...) and 1 when the direction
     points at it ("+X", ...): Direct3D's cube faces, whose axes are Blender's x, z, y."""
-    group = bpy.data.node_groups.get(CUBE_GROUP)
-    if group is not None and group.bl_idname == "ShaderNodeTree":
+    group = next((g for g in bpy.data.node_groups if g.bl_idname == "ShaderNodeTree" and g.get(CUBE_MARK)), None)
+    if group is not None:
         return group
     group = bpy.data.node_groups.new(CUBE_GROUP, "ShaderNodeTree")
+    group[CUBE_MARK] = 1
     group.interface.new_socket("Vector", in_out="INPUT", socket_type="NodeSocketVector")
     for face in FACES:
         group.interface.new_socket(f"{face} UV", in_out="OUTPUT", socket_type="NodeSocketVector")

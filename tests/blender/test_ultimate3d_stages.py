@@ -120,6 +120,14 @@ def test_stages_come_back_from_the_nodes_and_an_edited_node_is_exported(clean, t
     assert m.color_op[:4] == (MODULATE2X, MODULATE, ADD, DOTPRODUCT3) and m.tex_coord_set[:4] == (0, 1, 0x30000, 1)
     assert [list(t.files) for t in m.textures[:4]] == [["base.png"], ["light.png"], cube, ["bumps.png"]]
     assert m.textures[2].is_cube
+    # the user renames the cube map's group (still ours, found by its mark) and gives its top face a new picture
+    lookup = next(n for n in nt.nodes if n.type == "GROUP")
+    lookup.node_tree.name = "Sky lookup"
+    top = lookup.outputs[2 * 2].links[0].to_node                # faces +X, -X, +Y: each a UV, then a weight
+    top.image = bpy.data.images.new("day", 4, 4)
+    top.image.filepath = "//day.png"
+    assert bpy.ops.export_scene.ultimate3d(filepath=str(tmp_path / "renamed.u3d")) == {"FINISHED"}
+    assert list(_parse(tmp_path / "renamed.u3d").materials[0].textures[2].files) == cube[:2] + ["day.png"] + cube[3:]
     # the user turns the lightmap into an additive map and moves it to the first UV set
     light = next(n for n in nt.nodes if n.type == "TEX_IMAGE" and n.image and n.image["source_name"] == "light.png")
     stage = next(lk.to_node for lk in light.outputs["Color"].links if lk.to_node.type == "MIX")
