@@ -14,7 +14,7 @@ import bpy
 import numpy as np
 
 from ..codec.scene import Image, Material, TextureSlot
-from . import map_look, material_blend, material_stages, props
+from . import map_look, material_blend, material_stages, node_trees, props
 
 _INPUT = {
     "base_color": "Base Color",
@@ -53,8 +53,7 @@ def _principled(mat):
 
 def build_material(m: Material, images: list) -> "bpy.types.Material":
     mat = bpy.data.materials.new(m.name)
-    if bpy.app.version < (5, 0, 0):
-        mat.use_nodes = True
+    node_trees.enable(mat)
     nt = mat.node_tree
     bsdf = _principled(mat)
     bsdf.inputs["Base Color"].default_value = (*m.base_color, 1.0)
@@ -66,10 +65,7 @@ def build_material(m: Material, images: list) -> "bpy.types.Material":
     bsdf.inputs["Emission Strength"].default_value = m.emission_strength
     mat.diffuse_color = (*m.base_color, m.alpha)
     mat.use_backface_culling = not m.two_sided
-    if hasattr(mat, "surface_render_method"):
-        mat.surface_render_method = "BLENDED" if m.blend in _BLENDED else "DITHERED"
-    if hasattr(mat, "blend_method") and bpy.app.version < (4, 2, 0):
-        mat.blend_method = "BLEND" if m.blend in _BLENDED else ("CLIP" if m.blend == "CLIP" else "OPAQUE")
+    mat.surface_render_method = "BLENDED" if m.blend in _BLENDED else "DITHERED"
     mat["lgf_blend"] = m.blend
     mat["lgf_ambient"] = list(m.ambient)
 
@@ -216,7 +212,7 @@ def collect_material(mat, image_index) -> Material:
     out.base_color = tuple(mat.diffuse_color[:3])
     out.alpha = float(mat.diffuse_color[3])
     out.two_sided = not mat.use_backface_culling
-    out.blend = str(mat.get("lgf_blend", "BLEND" if getattr(mat, "surface_render_method", "") == "BLENDED" else "OPAQUE"))
+    out.blend = str(mat.get("lgf_blend", "BLEND" if mat.surface_render_method == "BLENDED" else "OPAQUE"))
     if "lgf_ambient" in mat:
         out.ambient = tuple(float(v) for v in mat["lgf_ambient"])
     nt = mat.node_tree

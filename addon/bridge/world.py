@@ -17,6 +17,7 @@ import math
 import bpy
 
 from ..codec.scene import Fog, World
+from . import node_trees
 
 KEPT = "lgf_world"
 AMBIENT, BACKGROUND, FOG = "Ambient", "Background", "Fog"
@@ -27,8 +28,7 @@ def build_world(w: World, images: list, name: str, context, replace: bool = Fals
     sc = context.scene
     world = sc.world if replace and sc.world is not None else bpy.data.worlds.new(name)
     sc.world = world
-    if bpy.app.version < (5, 0, 0):
-        world.use_nodes = True
+    node_trees.enable(world)
     nt = world.node_tree
     nt.nodes.clear()
     out = nt.nodes.new("ShaderNodeOutputWorld")
@@ -151,9 +151,7 @@ def collect_world(world, image_index) -> World | None:
     image_index: bpy image -> Scene.images index."""
     if world is None:
         return None
-    # before 5.0 a world renders its nodes only with use_nodes on, else its plain colour
-    in_use = world.node_tree is not None and (bpy.app.version >= (5, 0, 0) or world.use_nodes)
-    nodes = world.node_tree.nodes if in_use else {}
+    nodes = world.node_tree.nodes if node_trees.in_use(world) else {}
     picture = next((n.image for n in nodes if n.type == "TEX_IMAGE" and n.image is not None), None) if nodes else None
     if KEPT in world:
         d = json.loads(world[KEPT])
