@@ -170,6 +170,21 @@ def test_the_package_scripts_are_read_once_per_folder(tmp_path, monkeypatch):
     assert "QuadShot.uc" in reads
 
 
+def test_convert_lists_a_scripts_meshes_and_files_without_reading_the_meshes(tmp_path, monkeypatch):
+    """`lgf convert` asks for the parts and the source files before the up-to-date check: found from
+    the script alone, not by decoding every pair (which the conversion then does once)."""
+    from addon.codec.formats.unreal import read as unreal_read
+    pkg = quadshot_package(tmp_path)
+    decoded = []
+    real = unreal_read._read_pair
+    monkeypatch.setattr(unreal_read, "_read_pair", lambda d, a, w: decoded.append(d.name) or real(d, a, w))
+    script = pkg / "Classes" / "QuadShot.uc"
+    assert unreal_read.parts(script) == MESHES
+    assert sorted(p.name for p in unreal_read.sources(script)) == ["ANIV20.3D", "ANIV25.3D", "data20.3D", "data25.3D"]
+    assert decoded == []
+    assert len(load(script).meshes) == 2 and sorted(decoded) == ["data20.3D", "data25.3D"]
+
+
 def test_a_broken_file_of_one_mesh_fails_the_script_read_naming_it(tmp_path):
     pkg = quadshot_package(tmp_path)
     (pkg / "Models" / "ANIV20.3D").write_bytes(a_file([[(0, 0, 0)] * 4])[:3])

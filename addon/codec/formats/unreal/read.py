@@ -7,6 +7,7 @@ warnings, and everything needed to write the same bytes back is kept.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -178,7 +179,16 @@ def _read_pair(d_path: Path, a_path: Path, warnings: Warnings) -> tuple:
     return geometry, animation, variant
 
 
-def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
+class _Found(NamedTuple):
+    """A mesh a read gives, with its pair of files, found without reading them."""
+    name: str
+    d_path: Path
+    a_path: Path
+    script: Script | None
+    script_path: str
+
+
+def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) -> list[_Found]:
     """A script's meshes: the one `wanted` names, else every one whose files exist (a weapon's
     pickup, first- and third-person meshes; a carcass's fragments)."""
     first: dict[str, str] = {}
@@ -193,7 +203,7 @@ def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) 
     if len(pick) > MAX_SCRIPT_MESHES:
         warnings.warn(f"{path.name} imports {len(pick)} meshes; reading the first {MAX_SCRIPT_MESHES}")
         pick = pick[:MAX_SCRIPT_MESHES]
-    meshes, first_missing, pairs = [], None, {}
+    found, first_missing = [], None
     for name in pick:
         setup = ucscript.describe(script, name, Warnings())
         d_path = files.resolve_from_script(path, setup.datafile) if setup.datafile else None
@@ -208,22 +218,14 @@ def _script_meshes(path: Path, script: Script, wanted: str, warnings: Warnings) 
             warnings.warn(f"{said}; that mesh is skipped")
             first_missing = first_missing or error
             continue
-        if (d_path, a_path) not in pairs:          # meshes that share their files read them once
-            own = Warnings()
-            pairs[d_path, a_path] = _read_pair(d_path, a_path, own)
-            warnings.extend([f"mesh {name!r}: {w}" for w in own.as_list()] if len(pick) > 1 else own)
-        geometry, animation, variant = pairs[d_path, a_path]
-        meshes.append(UnrealMesh(name=name, variant=variant, geometry=geometry, animation=animation, script=script,
-                                 data_path=str(d_path), anim_path=str(a_path), script_path=str(path)))
-    if not meshes:
+        found.append(_Found(name, d_path, a_path, script, str(path)))
+    if not found:
         raise first_missing
-    return meshes[0] if len(meshes) == 1 else ScriptMeshes(meshes, script, str(path))
+    return found
 
 
-def read(path: Path, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
-    """Read the set from any of its files: X_d.3d, X_a.3d or X.uc (every mesh it imports, or the
-    one the mesh_name option names)."""
-    path = Path(path)
+def _locate(path: Path, options, warnings: Warnings) -> list[_Found]:
+    """The meshes a read of `path` gives, their files found and the scripts read, the pairs not."""
     stem, role = files.stem_and_role(path)
     wanted = getattr(options, "mesh_name", "") or ""
     if role == "uc":
@@ -235,27 +237,43 @@ def read(path: Path, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
         d_path, a_path, hit = _partner_from_scripts(path, missing, wanted, warnings)
         script_path, name = hit.script, hit.mesh
         script = ucscript.parse(_read_bytes(hit.script), warnings, hit.script.name)
-        stem = files.stem_and_role(d_path)[0]
     use_script = getattr(options, "use_uc_script", True)
     if use_script and script is None:
         script_path, script = _script_for(d_path, warnings)
         if script is not None:
-            name = _mesh_in_script(script, d_path, stem, wanted, warnings)
-    geometry, animation, variant = _read_pair(d_path, a_path, warnings)
+            name = _mesh_in_script(script, d_path, files.stem_and_role(d_path)[0], wanted, warnings)
     if not use_script:
-        script, name = None, stem
-    return UnrealMesh(name=name, variant=variant, geometry=geometry, animation=animation, script=script,
-                      data_path=str(d_path), anim_path=str(a_path),
-                      script_path=str(script_path) if script_path else "")
+        script, name, script_path = None, files.stem_and_role(d_path)[0], None
+    return [_Found(name, d_path, a_path, script, str(script_path) if script_path else "")]
+
+
+def read(path: Path, options, warnings: Warnings) -> UnrealMesh | ScriptMeshes:
+    """Read the set from any of its files: X_d.3d, X_a.3d or X.uc (every mesh it imports, or the
+    one the mesh_name option names)."""
+    path = Path(path)
+    found = _locate(path, options, warnings)
+    several = len(found) > 1                            # warnings then say which mesh they are about
+    meshes, pairs = [], {}
+    for f in found:
+        if (f.d_path, f.a_path) not in pairs:          # meshes that share their files read them once
+            own = Warnings()
+            pairs[f.d_path, f.a_path] = _read_pair(f.d_path, f.a_path, own)
+            warnings.extend([f"mesh {f.name!r}: {w}" for w in own.as_list()] if several else own)
+        geometry, animation, variant = pairs[f.d_path, f.a_path]
+        meshes.append(UnrealMesh(name=f.name, variant=variant, geometry=geometry, animation=animation,
+                                 script=f.script, data_path=str(f.d_path), anim_path=str(f.a_path),
+                                 script_path=f.script_path))
+    return meshes[0] if len(meshes) == 1 else ScriptMeshes(meshes, found[0].script, str(path))
 
 
 def sources(path: Path, options=None) -> list[Path]:
-    """The binary files a read consumes, every pair of a script (the script is not rewritten by check)."""
+    """The binary files a read consumes, every pair of a script (the script is not rewritten by check);
+    found without reading them."""
     try:
-        model = read(Path(path), options, Warnings())
+        found = _locate(Path(path), options, Warnings())
     except FormatError:
         return [Path(path)]
-    return list(dict.fromkeys(Path(p) for m in getattr(model, "meshes", [model]) for p in (m.data_path, m.anim_path)))
+    return list(dict.fromkeys(p for f in found for p in (f.d_path, f.a_path)))
 
 
 def parts(path: Path) -> list[str]:
@@ -268,10 +286,10 @@ def parts(path: Path) -> list[str]:
             return [u.mesh for u in read_scripts.users(Path(path))]
         return []
     try:
-        model = read(Path(path), None, Warnings())
+        found = _locate(Path(path), None, Warnings())
     except FormatError:
         return []
-    return [m.name for m in getattr(model, "meshes", [])]
+    return [f.name for f in found] if len(found) > 1 else []
 
 
 def is_partner(path: Path) -> bool:
