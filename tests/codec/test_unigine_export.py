@@ -219,6 +219,27 @@ def test_shape_keys_become_morph_targets():
     assert [k.name for k in back.meshes[0].shape_keys] == ["Basis", "up"]
 
 
+def test_a_surface_of_several_objects_takes_each_ones_used_vertices_and_keys():
+    # "one" holds the quad's first triangle and all of a lifted triangle; "two" the quad's second
+    sc = _quad_scene(materials=("one", "two"))
+    sc.meshes[0].shape_keys = [S.ShapeKey("Basis", sc.meshes[0].positions.copy())]
+    tri = S.Mesh.from_triangles("tri", [[0, 0, 5], [1, 0, 5], [0, 1, 5]], [[0, 1, 2]])
+    tri.materials, tri.face_material = [0], np.zeros(1, np.int32)
+    tri.shape_keys = [S.ShapeKey("Basis", tri.positions.copy()), S.ShapeKey("lift", tri.positions + [0, 0, 1])]
+    sc.meshes.append(tri)
+    sc.add_node(S.Node("tri", "MESH", 1))
+    m, _ = _export(sc)
+    one, two = m.surfaces
+    assert [t.name for t in one.targets] == ["Basis", "lift"]
+    assert one.targets[0].positions.tolist() == [[0, 0, 1], [1, 0, 1], [1, 1, 1], [0, 0, 5], [1, 0, 5], [0, 1, 5]]
+    # the quad has no "lift": its vertices keep their rest place in that target
+    assert one.targets[1].positions[:, 2].tolist() == [1, 1, 1, 6, 6, 6]
+    assert one.coord_indices.tolist() == [0, 1, 2, 3, 4, 5]
+    assert [t.name for t in two.targets] == ["Basis"]
+    assert two.targets[0].positions.tolist() == [[0, 0, 1], [1, 1, 1], [0, 1, 1]]
+    assert two.coord_indices.tolist() == [0, 1, 2]
+
+
 @pytest.mark.parametrize("build", [lambda: samples.static_mesh(3000), lambda: samples.skinned_mesh(2000, 10, 40)])
 def test_file_to_blender_to_file_keeps_topology_and_values(build):
     original = build()

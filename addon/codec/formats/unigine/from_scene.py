@@ -186,16 +186,22 @@ def _columns_at(record: np.ndarray, rows: np.ndarray, col: int, width: int) -> n
 
 def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list[str]) -> Surface:
     """Cut the selected triangles of several parts into one surface."""
-    v_off = np.cumsum([0] + [len(p.positions) for p, _ in parts])
     picked = [p.vertex if sel.all() else p.vertex.reshape(-1, 3)[sel].reshape(-1) for p, sel in parts]
-    vertex = picked[0] if len(parts) == 1 else np.concatenate([v + o for v, o in zip(picked, v_off)])
-    used, coord = _used_vertices(vertex, int(v_off[-1]))
-    positions = np.concatenate([p.positions for p, _ in parts]) if len(parts) > 1 else parts[0][0].positions
+    # the coordinate vertices are each part's used ones, part after part; per-vertex data is gathered
+    # part by part at those, so each shape key costs the surface's vertices, not all of every part's
+    used, coords = zip(*[_used_vertices(v, len(p.positions)) for v, (p, _) in zip(picked, parts)])
+    offsets = np.cumsum([0] + [len(u) for u in used])
+    coord = coords[0] if len(parts) == 1 else np.concatenate([c + o for c, o in zip(coords, offsets)])
+
+    def at_used(per_vertex: list[np.ndarray]) -> np.ndarray:
+        got = [np.take(a, u, axis=0) for a, u in zip(per_vertex, used)]
+        return got[0] if len(got) == 1 else np.concatenate(got)
+
     record = _surface_record(parts)
     optional = [attr for attr in _WIDTH if any(attr in p.layout for p, _ in parts)]
     first, tri = split_corners(record, coord, within_vertex=False)
     surf = Surface(name)
-    base = MorphTarget(key_names[0] if key_names else "base", positions[used],
+    base = MorphTarget(key_names[0] if key_names else "base", at_used([p.positions for p, _ in parts]),
                        _columns_at(record, first, 0, _FRAME).view(np.int16).reshape(-1, 4))
     surf.targets.append(base)
     col = _FRAME
@@ -207,16 +213,12 @@ def _surface(name: str, parts: list[tuple["_Part", np.ndarray]], key_names: list
         col += _WIDTH[attr]
     keyed = [(dict(p.keys), p.positions) for p, _ in parts]      # once: a dict per key made keys x keys work
     for k in key_names[1:]:
-        kpos = np.concatenate([keys.get(k, rest) for keys, rest in keyed]) if len(keyed) > 1 else \
-            keyed[0][0].get(k, keyed[0][1])
-        surf.targets.append(MorphTarget(k, kpos[used], base.tangents))
+        surf.targets.append(MorphTarget(k, at_used([keys.get(k, rest) for keys, rest in keyed]), base.tangents))
     surf.coord_indices = coord.astype(np.uint32)
     surf.tri_indices = tri.astype(np.uint32)
     if any(p.skin is not None for p, _ in parts):
-        q = np.concatenate([p.skin[0] if p.skin is not None else np.zeros((len(p.positions), 4), np.uint16)
-                            for p, _ in parts])[used]
-        b = np.concatenate([p.skin[1] if p.skin is not None else np.zeros((len(p.positions), 4), np.int64)
-                            for p, _ in parts])[used]
+        q = at_used([p.skin[0] if p.skin is not None else np.zeros((len(p.positions), 4), np.uint16) for p, _ in parts])
+        b = at_used([p.skin[1] if p.skin is not None else np.zeros((len(p.positions), 4), np.int64) for p, _ in parts])
         counts = (q > 0).sum(1).astype(np.uint8)
         surf.weights = Weights(counts, np.where(q > 0, b, 0).astype(np.int16), q)
     surf.bounds = bounds.of_points(base.positions)
@@ -246,9 +248,7 @@ def scene_to_mesh(scene: Scene, opts: ExportOptions, warnings: Warnings) -> Mesh
     if len(groups) > MAX_SURFACES:
         raise FormatError(f"{len(groups)} surfaces: UNIGINE meshes hold at most {MAX_SURFACES}")
     for label, members in groups.items():
-        key_names = []
-        for p, _ in members:
-            key_names += [k for k, _ in p.keys if k not in key_names]
+        key_names = list(dict.fromkeys(k for p, _ in members for k, _ in p.keys))     # in first-seen order
         m.surfaces.append(_surface(label, members, key_names))
     # one surface: its own bounds (of_surfaces would compute the same numbers again)
     m.bounds = Bounds(m.surfaces[0].bounds.values.copy()) if len(m.surfaces) == 1 else bounds.of_surfaces(m.surfaces)
