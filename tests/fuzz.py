@@ -280,8 +280,45 @@ _JSON_NUMBERS = [b"-1", b"0", b"1", b"3", b"4", b"5", b"255", b"65535", b"429496
                  b"0.5", b"99999999999", b"-0", b"1e-300", b"5126", b"5125", b"34962", b"[]", b"{}", b'"x"', b"null"]
 
 
+def _json_parts(tree):
+    """Every object and list in a JSON tree."""
+    out, todo = [], [tree]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (dict, list)):
+            out.append(x)
+            todo.extend(x.values() if isinstance(x, dict) else x)
+    return out
+
+
+def _json_tree(rng, b: bytearray) -> bool:
+    """A .gltf's structure changed: a key dropped, or a list's item repeated (primitives, targets or
+    accessors that name the same bytes over and over). False when the text is no JSON object."""
+    try:
+        tree = json.loads(bytes(b))
+    except ValueError:
+        return False
+    if not isinstance(tree, dict):
+        return False
+    parts = _json_parts(tree)
+    objects = [x for x in parts if isinstance(x, dict) and x]
+    lists = [x for x in parts if isinstance(x, list) and x]
+    if lists and (not objects or rng.random() < 0.5):
+        items = rng.choice(lists)
+        k = rng.randrange(len(items))
+        items[k + 1:k + 1] = [items[k]] * rng.choice((1, 7, 40))
+    else:
+        d = rng.choice(objects)
+        del d[rng.choice(list(d))]
+    b[:] = json.dumps(tree).encode()
+    return True
+
+
 def _json_text(rng, b: bytearray, case: Case, _) -> None:
-    """A .gltf's numbers (indices, counts, offsets, types) replaced by interesting ones, or a key dropped."""
+    """A .gltf's numbers (indices, counts, offsets, types) replaced by interesting ones, or its
+    structure changed (_json_tree)."""
+    if rng.random() < 0.25 and _json_tree(rng, b):
+        return
     text = bytes(b)
     spans = [m.span() for m in re.finditer(rb"-?[0-9][0-9.eE+-]*", text)]
     if not spans:
@@ -431,7 +468,7 @@ def guarded(case: Case, folder: Path) -> tuple[str, str] | None:
     try:
         resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         signal.setitimer(signal.ITIMER_REAL, TIME_LIMIT)
-        CONVERTED = run_case(case, folder) or 0
+        CONVERTED = run_case(case, folder)
         return None
     except Hang as e:
         return f"hang over {TIME_LIMIT:g} s at {_where(e.__traceback__)}", traceback.format_exc()

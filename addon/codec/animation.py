@@ -355,15 +355,15 @@ def every_frame(anim: Animation, warnings) -> np.ndarray:
     return f
 
 
-_LAYOUT_CHECKS = 4096        # overlap comparisons one layout makes; past them, ranges are laid after
+_LAYOUT_CHECKS = 4096        # channels one layout compares (tens of ms); past them, ranges are laid after
 
 
 def layout(anims: list[Animation]) -> list[int]:
     """Where each animation starts on a single timeline: at its own first frame when that is free, or when
     the animations already there show the same values over the frames they would share (ranges cut
     from one timeline, such as [0, 10] and [10, 20], keep the file's frame numbers), else right after
-    the frames taken. The comparisons are bounded (_LAYOUT_CHECKS), so that a file with thousands of
-    overlapping ranges cannot make them quadratic."""
+    the frames taken. The channels compared are bounded (_LAYOUT_CHECKS), so that a file with thousands
+    of overlapping ranges, or of channels, cannot make them quadratic."""
     n = len(anims)
     starts, ends = np.zeros(n, np.int64), np.zeros(n, np.int64)     # placed spans, end exclusive
     out, free, budget = [], None, _LAYOUT_CHECKS
@@ -374,7 +374,7 @@ def layout(anims: list[Animation]) -> list[int]:
             start = free
             if budget > 0:
                 shared = np.flatnonzero((starts[:i] < first + count) & (first < ends[:i]))
-                budget -= 1 + len(shared)
+                budget -= (1 + len(shared)) * max(1, len(a.channels))
                 if budget >= 0 and all(_agree(anims[j], a, int(starts[j]), first, int(ends[j] - starts[j]), count)
                                        for j in shared):
                     start = first
@@ -382,6 +382,12 @@ def layout(anims: list[Animation]) -> list[int]:
         starts[i], ends[i] = start, start + count
         free = start + count if free is None else max(free, start + count)
     return out
+
+
+def _same_keys(c: Channel, d: Channel) -> bool:
+    return c.interpolation == d.interpolation and np.array_equal(c.frames, d.frames) and \
+        np.array_equal(c.values, d.values) and (c.handles is None) == (d.handles is None) and \
+        (c.handles is None or np.array_equal(c.handles, d.handles))
 
 
 def _agree(a: Animation, b: Animation, a_start: int, b_start: int, a_count: int, b_count: int) -> bool:
@@ -396,6 +402,8 @@ def _agree(a: Animation, b: Animation, a_start: int, b_start: int, a_count: int,
         d = theirs.get((c.target, c.bone, c.path))
         if d is None:
             return False
+        if shift_a == shift_b and _same_keys(c, d):      # one range read twice: the same keys, no sampling
+            continue
         at = np.concatenate([np.asarray(c.frames, np.float64).reshape(-1) + shift_a,
                              np.asarray(d.frames, np.float64).reshape(-1) + shift_b, [lo, hi]])
         at = np.unique(at[(at >= lo) & (at <= hi)])

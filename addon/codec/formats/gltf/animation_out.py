@@ -128,22 +128,29 @@ def _perm(p: np.ndarray) -> np.ndarray:
     return np.abs(np.round(p[:3, :3])).T
 
 
-def _transform_channels(track: Track, g: int, chans: dict[str, Channel], A: np.ndarray, P: np.ndarray,
+class _Carry:
+    """local = A @ TRS @ P for one node or bone (A affine, P a scaled signed permutation), taken apart
+    once for all the animations that key it."""
+
+    def __init__(self, A: np.ndarray, P: np.ndarray):
+        self.A_lin, self.A_t = A[:3, :3], A[:3, 3]
+        self.qa = axes.decompose(A)[1]
+        s_p = float(np.cbrt(abs(np.linalg.det(P[:3, :3])))) or 1.0
+        self.scale = (float(np.cbrt(abs(np.linalg.det(self.A_lin)))) or 1.0) * s_p
+        p_rot = P[:3, :3] / s_p
+        self.qp = axes.matrix_to_quat(p_rot)
+        self.perm = _perm(p_rot)
+
+
+def _transform_channels(track: Track, g: int, chans: dict[str, Channel], carry: _Carry,
                         rest_scale: np.ndarray, start: float, end: float) -> None:
-    """One node's TRS channels, their values carried through local = A @ TRS @ P (A affine, P a scaled
-    signed permutation), each on its own keys."""
-    A_lin = A[:3, :3]
-    _, qa, _ = axes.decompose(A)
-    s_a = float(np.cbrt(abs(np.linalg.det(A_lin)))) or 1.0
-    s_p = float(np.cbrt(abs(np.linalg.det(P[:3, :3])))) or 1.0
-    p_rot = P[:3, :3] / s_p
-    qp = axes.matrix_to_quat(p_rot)
-    perm = _perm(p_rot)
+    """One node's TRS channels, their values carried through local = A @ TRS @ P, each on its own keys."""
+    A_lin, qa, qp, perm = carry.A_lin, carry.qa, carry.qp, carry.perm
     if "location" in chans:
         got = sampled(chans["location"], start, end)
         if got is not None:
             f, v, a, b, interp = got
-            v = v[:, :3] @ A_lin.T + A[:3, 3]
+            v = v[:, :3] @ A_lin.T + carry.A_t
             a, b = (None, None) if a is None else (a[:, :3] @ A_lin.T, b[:, :3] @ A_lin.T)
             track.add(g, "translation", f, v, a, b, interp)
     rot = chans.get("rotation_quaternion")
@@ -173,7 +180,7 @@ def _transform_channels(track: Track, g: int, chans: dict[str, Channel], A: np.n
         got = sampled(chans["scale"], start, end)
         if got is not None:
             f, v, a, b, interp = got
-            k = s_a * s_p
+            k = carry.scale
             v = v[:, :3] @ perm.T * k
             a, b = (None, None) if a is None else (a[:, :3] @ perm.T * k, b[:, :3] @ perm.T * k)
             track.add(g, "scale", f, v, a, b, interp)
@@ -268,10 +275,31 @@ def _stepped_weights(mesh, chans: list[Channel], start: float, end: float):
     return frames, np.where(column >= 0, value[:, np.maximum(column, 0)], held)
 
 
+def _keyed(w, target: int, bone: str, cache: dict):
+    """(glTF node, _Carry, rest scale) of a keyed Scene node or bone, or None when glTF has no node for
+    it; each worked out once per document."""
+    if (target, bone) not in cache:
+        cache[target, bone] = None
+        node = w.sc.nodes[target] if target in w.node_of else None
+        if node is not None and not bone:
+            _, kp = w.parent_frame(target)
+            A = kp @ w.fr.g @ np.asarray(node.matrix_parent_inverse, np.float64)
+            cache[target, bone] = (w.node_of[target], _Carry(A, w.fr.g_inv @ own_frame(node.kind)),
+                                   axes.decompose(w.local(target))[2])
+        elif node is not None and target in w.bone_nodes:
+            names = {b.name: k for k, b in reversed(list(enumerate(w.sc.armatures[node.data].bones)))}
+            b = names.get(bone)
+            if b is not None:
+                cache[target, bone] = (w.bone_nodes[target][b], _Carry(w.fr.g @ w.rest_local[target][b], w.fr.g_inv),
+                                       axes.decompose(w.fr.conj(w.rest_local[target][b]))[2])
+    return cache[target, bone]
+
+
 def write_animations(w) -> None:
     """Each Scene animation with a channel glTF can hold -> one glTF animation (w: from_scene.Writer)."""
     out = []
     dropped: set[str] = set()
+    carried: dict = {}
     for a in w.sc.animations:
         start = float(a.frame_start)
         end = max(float(a.frame_end), start)
@@ -287,29 +315,12 @@ def write_animations(w) -> None:
                 dropped.add(c.path)
         aimed = _aims(w, a, track, start, end)
         for (target, bone), chans in groups.items():
-            if target not in w.node_of:
+            found = _keyed(w, target, bone, carried)
+            if found is None:
                 continue
             if target in aimed and not bone:
                 chans = {p: c for p, c in chans.items() if not p.startswith("rotation")}
-            node = w.sc.nodes[target]
-            if bone:
-                if target not in w.bone_nodes:
-                    continue
-                names = [b.name for b in w.sc.armatures[node.data].bones]
-                if bone not in names:
-                    continue
-                b = names.index(bone)
-                A = w.fr.g @ w.rest_local[target][b]
-                P = w.fr.g_inv
-                g = w.bone_nodes[target][b]
-                rest = axes.decompose(w.fr.conj(w.rest_local[target][b]))[2]
-            else:
-                _, kp = w.parent_frame(target)
-                A = kp @ w.fr.g @ np.asarray(node.matrix_parent_inverse, np.float64)
-                P = w.fr.g_inv @ own_frame(node.kind)
-                g = w.node_of[target]
-                rest = axes.decompose(w.local(target))[2]
-            _transform_channels(track, g, chans, A, P, rest, start, end)
+            _transform_channels(track, *found[:1], chans, *found[1:], start, end)
         for target, chans in shapes.items():
             if target not in w.node_of or w.sc.nodes[target].kind != "MESH":
                 continue
