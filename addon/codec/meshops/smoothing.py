@@ -24,8 +24,24 @@ def _sum_rows(index: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
+    """(V, 3) float32 normal of each vertex when every face has the same nonzero mask (the usual smooth
+    model): then a corner's normal is its point's, whichever face it is of, and smooth_normals gives
+    these at the corners. None when some face is flat or the masks differ."""
+    groups = np.asarray(groups)
+    if not len(tris) or not groups[0] or (groups != groups[0]).any():
+        return None
+    point = weld_ids(positions)
+    sums = _sum_rows(np.take(point, tris).ravel(), np.repeat(face_normals(positions, tris), 3, axis=0),
+                     int(point.max()) + 1)
+    return np.take(_unit(sums), point, axis=0)
+
+
 def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """(F*3, 3) float32 corner normals for triangles `tris` with u32 group masks."""
+    by_vertex = one_group_normals(positions, tris, groups)
+    if by_vertex is not None:
+        return np.take(by_vertex, tris.ravel(), axis=0)
     f = len(tris)
     fn = face_normals(positions, tris)
     groups = np.asarray(groups, np.uint64)

@@ -30,25 +30,52 @@ class Written:
     step: np.ndarray | None = None   # positions are whole multiples of this (3,): the node scales by it
 
 
+def _smoothing(mesh: Mesh) -> np.ndarray | None:
+    """The mesh's group masks when they give its normals: it has no custom normals and is all triangles in order
+    (a .3ds read for Blender's own smoothing; formats without own_smoothing have them from codec.with_normals)."""
+    if mesh.normals is not None or mesh.smoothing is None or len(mesh.smoothing) != len(mesh.faces) \
+            or not meshops.all_triangles(np.asarray(mesh.faces, np.int64), len(mesh.corners)):
+        return None
+    return mesh.smoothing
+
+
+def _vertex_normals(mesh: Mesh, tv: np.ndarray) -> np.ndarray | None:
+    """(V, 3) float32 normal of each vertex when every corner of a vertex has its vertex's normal (no custom
+    normals, and smoothing groups with one mask, or no groups, sharp edges or flat faces), else None: then
+    the corner split need not look at the normals."""
+    pos = np.asarray(mesh.positions, np.float32)
+    groups = _smoothing(mesh)
+    if groups is not None:
+        return meshops.one_group_normals(pos, tv, groups)
+    if (mesh.normals is not None and len(mesh.normals) == len(mesh.corners)) \
+            or mesh.sharp_edges is not None or mesh.sharp_faces is not None:
+        return None
+    return meshops.unit(meshops.vertex_normals(pos, tv))
+
+
 def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarray:
-    """(T*3, 3) float32 unit normal of each triangle corner."""
+    """(T*3, 3) float32 normal of each triangle corner, when _vertex_normals has none."""
     pos = np.asarray(mesh.positions, np.float32)
     nc = len(mesh.corners)
+    groups = _smoothing(mesh)
+    if groups is not None:
+        return meshops.smooth_normals(pos, tv, groups)
     if mesh.normals is not None and len(mesh.normals) == nc:
-        n = _corner_rows(mesh.normals, tris_c)
-    elif mesh.sharp_edges is not None or mesh.sharp_faces is not None:
-        nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
-        flat = np.zeros(len(mesh.faces), bool) if mesh.sharp_faces is None else np.asarray(mesh.sharp_faces, bool)
-        sharp_c = np.zeros(nc, bool) if mesh.sharp_edges is None else np.asarray(mesh.sharp_edges, bool)
-        # a triangle's side is an edge of the face only where its next corner is the face's next corner
-        side = np.roll(tris_c, -1, axis=1)
-        sharp = (sharp_c[tris_c] & (nxt[tris_c] == side)).reshape(-1)
-        face = meshops.face_of_corner(np.asarray(mesh.faces, np.int64), nc)[tris_c[:, 0]]
-        n_t = len(tv)
-        edges = meshops.edge_pairs(tv.reshape(-1), meshops.next_corner(np.arange(0, 3 * n_t, 3), 3 * n_t))
-        n = meshops.sharp_edge_normals(pos, tv, sharp, flat[face], edges)
-    else:
-        n = meshops.unit(meshops.vertex_normals(pos, tv))[tv.reshape(-1)]
+        return _corner_rows(mesh.normals, tris_c)
+    nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
+    flat = np.zeros(len(mesh.faces), bool) if mesh.sharp_faces is None else np.asarray(mesh.sharp_faces, bool)
+    sharp_c = np.zeros(nc, bool) if mesh.sharp_edges is None else np.asarray(mesh.sharp_edges, bool)
+    # a triangle's side is an edge of the face only where its next corner is the face's next corner
+    side = np.roll(tris_c, -1, axis=1)
+    sharp = (sharp_c[tris_c] & (nxt[tris_c] == side)).reshape(-1)
+    face = meshops.face_of_corner(np.asarray(mesh.faces, np.int64), nc)[tris_c[:, 0]]
+    n_t = len(tv)
+    edges = meshops.edge_pairs(tv.reshape(-1), meshops.next_corner(np.arange(0, 3 * n_t, 3), 3 * n_t))
+    return meshops.sharp_edge_normals(pos, tv, sharp, flat[face], edges)
+
+
+def _unit_rows(n: np.ndarray) -> np.ndarray:
+    """Normals as glTF wants them: unit length (a degenerate one points up)."""
     n = np.asarray(n, np.float32)
     length2 = np.einsum("ij,ij->i", n, n)
     if (np.abs(length2 - 1.0) < 1e-5).all():       # unit already (the usual case): no copy
@@ -57,7 +84,7 @@ def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarra
     length = np.sqrt(np.einsum("ij,ij->i", n, n))
     bad = length < 1e-6
     n = n / np.where(bad, 1.0, length)[:, None]
-    n[bad] = (0.0, 0.0, 1.0)                       # glTF wants unit normals: a degenerate corner points up
+    n[bad] = (0.0, 0.0, 1.0)
     return n
 
 
@@ -117,12 +144,19 @@ def split(mesh: Mesh) -> Split | None:
         notes.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
         return Split(mesh, notes.items, face, *[np.zeros(0, np.int64)] * 4)
     tv = np.asarray(mesh.corners, np.int64)[tris_c]
-    normals = _corner_normals(mesh, tris_c, tv)
-    record = [normals] + [_corner_rows(a, tris_c) for a in mesh.uv_layers.values()] \
+    record = [_corner_rows(a, tris_c) for a in mesh.uv_layers.values()] \
         + [_corner_rows(c, tris_c) for c in mesh.colors.values()]
-    first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
-    return Split(mesh, notes.items, face, tv.reshape(-1)[first], tris_c.reshape(-1)[first],
-                 points_from_blender(normals[first]), vertex_of.reshape(-1, 3))
+    by_vertex = _vertex_normals(mesh, tv)
+    if by_vertex is None:
+        # made unit before the split: corners whose normals become the same are one vertex
+        record.insert(0, _unit_rows(_corner_normals(mesh, tris_c, tv)))
+    vertex = tv.reshape(-1)
+    first, vertex_of = meshops.split_corners(record or np.zeros((len(vertex), 0), np.uint8), vertex)
+    source = vertex[first]
+    # each vertex's normal once; unit rows checked on those alone, as a corner of its vertex has its normal
+    normals = record[0][first] if by_vertex is None else _unit_rows(by_vertex[source])
+    return Split(mesh, notes.items, face, source, tris_c.reshape(-1)[first], points_from_blender(normals),
+                 vertex_of.reshape(-1, 3))
 
 
 def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
