@@ -232,7 +232,7 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     top = int(vertex.max(initial=0)) + 1
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
         return None
-    idx = np.int32 if n < 1 << 31 else np.int64           # 4-byte indices: half the memory traffic
+    idx = np.intp                                          # take() converts narrower indices slowly
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
     probe = _first_in_slot(vertex[:_PROBE].astype(idx), top, _PROBE)[1]
     cols = rows.columns()

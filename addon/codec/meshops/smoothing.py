@@ -32,8 +32,13 @@ def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarra
     if not len(tris) or not groups[0] or (groups != groups[0]).any():
         return None
     point = weld_ids(positions)
-    sums = _sum_rows(np.take(point, tris).ravel(), np.repeat(face_normals(positions, tris), 3, axis=0),
-                     int(point.max()) + 1)
+    # each face's normal into its three corners' points: a corner column at a time, contiguous, so that
+    # nothing is repeated per corner (float64 sums of a few float32 values: exact, in any order)
+    at = np.take(point, np.asarray(tris).T).astype(np.intp).reshape(-1)
+    fn = face_normals(positions, tris).T.astype(np.float64)
+    sums = np.empty((int(point.max()) + 1, 3), np.float32)
+    for k in range(3):
+        sums[:, k] = np.bincount(at, np.tile(fn[k], 3), len(sums))
     return np.take(_unit(sums), point, axis=0)
 
 
