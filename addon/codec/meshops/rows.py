@@ -57,10 +57,11 @@ def _hash_rows(words: np.ndarray, seed: int) -> np.ndarray:
     return out
 
 
-def _first_in_slot(slot: np.ndarray, size: int, none: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _first_in_slot(slot: np.ndarray, size: int, none: int | None = None, index=None) -> tuple[np.ndarray, np.ndarray]:
     """(the smallest row holding each of the `size` slots, `none` where no row does: left unset when
-    none is None; per row, the smallest row index holding its slot)."""
-    rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)   # int32: half the traffic
+    none is None; per row, the smallest row index holding its slot). index: their type (default int32, half
+    the traffic of a hash table; intp for rows that go on to index: take() converts narrower ones slowly)."""
+    rows = np.arange(len(slot), dtype=index or (np.int32 if len(slot) < 1 << 31 else np.int64))
     table = np.empty(size, rows.dtype) if none is None else np.full(size, none, rows.dtype)
     # assigned back to front, so the front-most row of each slot is written last
     table[slot[::-1]] = rows[::-1]
@@ -234,7 +235,7 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         return None
     idx = np.intp                                          # take() converts narrower indices slowly
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
-    probe = _first_in_slot(vertex[:_PROBE].astype(idx), top, _PROBE)[1]
+    probe = _first_in_slot(vertex[:_PROBE].astype(idx), top, _PROBE, idx)[1]
     cols = rows.columns()
     agree = np.ones(_PROBE, bool)
     for col in cols:
@@ -243,8 +244,8 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         return None                            # mostly split: plain hashing
     if not within_vertex and agree.sum() - np.count_nonzero(probe == np.arange(_PROBE)) < _PROBE // 2:
         return None                            # the heads and the rows that differ are most rows: plain hashing
-    vertex = vertex.astype(idx)
-    head, per_row = _first_in_slot(vertex, top, n)
+    vertex = vertex.astype(idx, copy=False)
+    head, per_row = _first_in_slot(vertex, top, n, idx)
     if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
         return _one_per_vertex(vertex, head, n)
     if within_vertex:                          # a head equals itself: kept as it is

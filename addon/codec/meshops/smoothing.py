@@ -31,15 +31,21 @@ def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarra
     groups = np.asarray(groups)
     if not len(tris) or not groups[0] or (groups != groups[0]).any():
         return None
-    point = weld_ids(positions)
+    point = weld_ids(positions).astype(np.intp)
     # each face's normal into its three corners' points: a corner column at a time, contiguous, so that
-    # nothing is repeated per corner (float64 sums of a few float32 values: exact, in any order)
-    at = np.take(point, np.asarray(tris).T).astype(np.intp).reshape(-1)
+    # nothing is repeated per corner (float64 sums of a few float32 values: exact, in any order); x, y and z
+    # apart, as rows (numpy's arithmetic on a column of (N, 3) is several times slower)
+    at = np.take(point, np.asarray(tris).T).reshape(-1)
     fn = face_normals(positions, tris).T.astype(np.float64)
-    sums = np.empty((int(point.max()) + 1, 3), np.float32)
+    sums = np.empty((3, int(point.max()) + 1), np.float32)
     for k in range(3):
-        sums[:, k] = np.bincount(at, np.tile(fn[k], 3), len(sums))
-    return np.take(_unit(sums), point, axis=0)
+        sums[k] = np.bincount(at, np.tile(fn[k], 3), sums.shape[1])
+    length = sums[0] * sums[0]                # unit(): the same sum, in the same order
+    length += sums[1] * sums[1]
+    length += sums[2] * sums[2]
+    np.sqrt(length, out=length)
+    sums /= np.where(length > 0, length, np.float32(1.0))
+    return np.take(sums, point, axis=1).T
 
 
 def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -75,7 +75,7 @@ def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray, groups: np.n
 def _unit_rows(n: np.ndarray) -> np.ndarray:
     """Normals as glTF wants them: unit length (a degenerate one points up)."""
     n = np.asarray(n, np.float32)
-    length2 = np.einsum("ij,ij->i", n, n)
+    length2 = n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2]
     if (np.abs(length2 - 1.0) < 1e-5).all():       # unit already (the usual case): no copy
         return n
     n = np.nan_to_num(n)
