@@ -25,9 +25,9 @@ def _sum_rows(index: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
 
 
 def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
-    """(V, 3) float32 normal of each vertex when every face has the same nonzero mask (the usual smooth
-    model): then a corner's normal is its point's, whichever face it is of, and smooth_normals gives
-    these at the corners. None when some face is flat or the masks differ."""
+    """(3, V) float32 normal of each vertex, as x, y and z rows, when every face has the same nonzero mask
+    (the usual smooth model): then a corner's normal is its point's, whichever face it is of, and
+    smooth_normals gives these at the corners. None when some face is flat or the masks differ."""
     groups = np.asarray(groups)
     if not len(tris) or not groups[0] or (groups != groups[0]).any():
         return None
@@ -45,14 +45,14 @@ def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarra
     length += sums[2] * sums[2]
     np.sqrt(length, out=length)
     sums /= np.where(length > 0, length, np.float32(1.0))
-    return np.take(sums, point, axis=1).T
+    return np.take(sums, point, axis=1)
 
 
 def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """(F*3, 3) float32 corner normals for triangles `tris` with u32 group masks."""
     by_vertex = one_group_normals(positions, tris, groups)
     if by_vertex is not None:
-        return np.take(by_vertex, tris.ravel(), axis=0)
+        return np.take(np.ascontiguousarray(by_vertex.T), tris.ravel(), axis=0)
     f = len(tris)
     fn = face_normals(positions, tris)
     groups = np.asarray(groups, np.uint64)

@@ -39,16 +39,16 @@ def _smoothing(mesh: Mesh, in_order: bool) -> np.ndarray | None:
 
 
 def _vertex_normals(mesh: Mesh, tv: np.ndarray, groups: np.ndarray | None) -> np.ndarray | None:
-    """(V, 3) float32 normal of each vertex when every corner of a vertex has its vertex's normal (no custom
-    normals, and smoothing `groups` with one mask, or no groups, sharp edges or flat faces), else None: then
-    the corner split need not look at the normals."""
+    """(3, V) float32 normal of each vertex (x, y and z rows: gathered faster) when every corner of a vertex
+    has its vertex's normal (no custom normals, and smoothing `groups` with one mask, or no groups, sharp
+    edges or flat faces), else None: then the corner split need not look at the normals."""
     pos = np.asarray(mesh.positions, np.float32)
     if groups is not None:
         return meshops.one_group_normals(pos, tv, groups)
     if (mesh.normals is not None and len(mesh.normals) == len(mesh.corners)) \
             or mesh.sharp_edges is not None or mesh.sharp_faces is not None:
         return None
-    return meshops.unit(meshops.vertex_normals(pos, tv))
+    return np.ascontiguousarray(meshops.unit(meshops.vertex_normals(pos, tv)).T)
 
 
 def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray, groups: np.ndarray | None,
@@ -151,7 +151,7 @@ def split(mesh: Mesh) -> Split | None:
     first, vertex_of = meshops.split_corners(record or np.zeros((len(vertex), 0), np.uint8), vertex)
     source = vertex[first]
     # each vertex's normal once; unit rows checked on those alone, as a corner of its vertex has its normal
-    normals = np.take(record[0], first, axis=0) if by_vertex is None else _unit_rows(np.take(by_vertex, source, axis=0))
+    normals = np.take(record[0], first, axis=0) if by_vertex is None else _unit_rows(np.take(by_vertex, source, axis=1).T)
     return Split(mesh, notes.items, source, tris_c.reshape(-1)[first], points_from_blender(normals),
                  _primitives(mesh, None if in_order else face, vertex_of.reshape(-1, 3), len(first)))
 
