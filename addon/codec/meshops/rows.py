@@ -248,12 +248,12 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         return None                            # the heads and the rows that differ are most rows: plain hashing
     vertex = vertex.astype(idx, copy=False)
     head, per_row = _first_in_slot(vertex, top, n, idx)
-    if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
-        return _one_per_vertex(vertex, head, n)
     if within_vertex:                          # a head equals itself: kept as it is
         kept = cols[0] == np.take(cols[0], per_row)
         for col in cols[1:]:
             kept &= col == np.take(col, per_row)
+        if kept.all():
+            return _one_per_vertex(vertex, head, n)
         return _heads_then_seams(rows, vertex, head, kept, n)
     same = per_row != np.arange(n, dtype=idx)  # a head is not joined to itself
     for col in cols:
@@ -272,19 +272,6 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     out = at_head[vertex]
     out[todo] = ordered
     return first, out
-
-
-def _agree_with_heads(cols: list[np.ndarray], vertex: np.ndarray, head: np.ndarray, n: int) -> bool:
-    """Whether every row equals its vertex's first row (`head`): the heads' values gathered into
-    tables of the vertices' size, then compared a chunk at a time (cache-friendly; no scatter)."""
-    at = np.minimum(head, n - 1)                        # unused vertices: any row (never looked up)
-    tables = [np.take(col, at) for col in cols]
-    for s in range(0, len(vertex), _CHUNK):
-        v = vertex[s:s + _CHUNK]
-        for col, table in zip(cols, tables):
-            if not np.array_equal(np.take(table, v), col[s:s + _CHUNK]):
-                return False
-    return True
 
 
 def _one_per_vertex(vertex: np.ndarray, head: np.ndarray, n: int):

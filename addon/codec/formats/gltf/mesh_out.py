@@ -132,11 +132,11 @@ def split(mesh: Mesh) -> Split | None:
     """The corner -> vertex split of `mesh` (None: it has no faces, noted)."""
     notes = Warnings()
     nc = len(mesh.corners)
-    tris_c, face = meshops.triangulate(mesh.faces, nc)
-    if not len(tris_c):
+    in_order = meshops.all_triangles(mesh.faces, nc)         # then triangle k is corners 3k..3k+2
+    tris_c, face = (None, None) if in_order else meshops.triangulate(mesh.faces, nc)
+    if not in_order and not len(tris_c):
         notes.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
         return Split(mesh, notes.items, *[np.zeros(0, np.int64)] * 3, [])
-    in_order = meshops.all_triangles(mesh.faces, nc)
     order = None if in_order else tris_c.reshape(-1)        # the corner of each triangle corner
     tv = np.asarray(mesh.corners, np.int64)
     tv = tv.reshape(-1, 3) if in_order else tv[tris_c]
@@ -146,14 +146,15 @@ def split(mesh: Mesh) -> Split | None:
     by_vertex = _vertex_normals(mesh, tv, groups)
     if by_vertex is None:
         # made unit before the split: corners whose normals become the same are one vertex
+        tris_c = np.arange(nc).reshape(-1, 3) if in_order else tris_c
         record.insert(0, _unit_rows(_corner_normals(mesh, tris_c, tv, groups, order)))
     vertex = tv.reshape(-1)
     first, vertex_of = meshops.split_corners(record or np.zeros((len(vertex), 0), np.uint8), vertex)
     source = vertex[first]
     # each vertex's normal once; unit rows checked on those alone, as a corner of its vertex has its normal
     normals = np.take(record[0], first, axis=0) if by_vertex is None else _unit_rows(np.take(by_vertex, source, axis=1).T)
-    return Split(mesh, notes.items, source, tris_c.reshape(-1)[first], points_from_blender(normals),
-                 _primitives(mesh, None if in_order else face, vertex_of.reshape(-1, 3), len(first)))
+    return Split(mesh, notes.items, source, first if in_order else order[first], points_from_blender(normals),
+                 _primitives(mesh, face, vertex_of.reshape(-1, 3), len(first)))
 
 
 def _primitives(mesh: Mesh, face: np.ndarray | None, tri_vertices: np.ndarray, n_v: int) -> list:
@@ -163,10 +164,10 @@ def _primitives(mesh: Mesh, face: np.ndarray | None, tri_vertices: np.ndarray, n
     tri = tri_vertices.astype(index_type)               # the small type first: less to sift per slot
     if mesh.face_material is None:
         return [(0, tri.reshape(-1))]
-    slots = np.asarray(mesh.face_material, np.int64)
+    slots = np.asarray(mesh.face_material)
     slots = slots if face is None else slots[face]
     lo, hi = int(slots.min()), int(slots.max())
-    used = np.flatnonzero(np.bincount(slots - lo)) + lo if hi - lo < 1 << 16 else np.unique(slots)
+    used = np.flatnonzero(np.bincount(slots - lo if lo else slots)) + lo if hi - lo < 1 << 16 else np.unique(slots)
     if len(used) == 1:
         return [(lo, tri.reshape(-1))]
     rows = tri.view(np.dtype((np.void, tri.strides[0]))).reshape(-1)      # a triangle as one item: 10x faster sifting
