@@ -85,7 +85,8 @@ def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[di
     losses.report(scene, spec.name, warnings)
     scene = finite.clean(scene, warnings)     # a Scene from Blender or a script: NaN meets no writer
     scene = animation.cut_to_keys(scene, warnings)
-    scene = with_normals(scene)      # a .3ds read for Blender's own smoothing has groups, no normals
+    if not spec.own_smoothing:
+        scene = with_normals(scene)      # a .3ds read for Blender's own smoothing has groups, no normals
     model = spec.from_scene(scene, options_for(spec.export_options, options), warnings)
     return spec.encode(model, p), warnings.as_list()
 

@@ -71,6 +71,8 @@ class FormatSpec:
     rebase: Callable[[Scene, dict, Warnings], None] | None = None
     # a corner attribute (kept from import) that the format writes in place of Blender's tangents
     tangent_attribute: str = ""
+    # from_scene makes normals of Mesh.smoothing itself (encode gives it no codec.with_normals copy)
+    own_smoothing: bool = False
 
     @property
     def menu_label(self) -> str:

@@ -27,7 +27,7 @@ from .rows import representatives, unique_in_order
 from .welding import (split_fan_points, split_vertices, weld, weld_by_normals, weld_ids, weld_points,
                       weld_points_many)
 from ..scene import Mesh
-from .smoothing import smooth_normals, with_normals
+from .smoothing import one_group_normals, smooth_normals, with_normals
 
 __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_normals", "unit", "split_corners",
            "representatives", "weld", "weld_ids", "weld_points", "weld_points_many", "weld_by_normals",
@@ -35,7 +35,8 @@ __all__ = ["triangulate", "all_triangles", "cross", "face_normals", "vertex_norm
            "components", "Edges", "edge_pairs", "edge_sides", "face_of_corner", "fan_labels", "next_corner",
            "several_fans", "several_fans_by_sides", "split_fans", "triangle_starts",
            "GroupShading", "group_shading", "mixed_corners", "sharp_edges_by_sides", "sharp_from_groups",
-           "corner_angles", "differing_corners", "sharp_edge_normals", "smooth_normals", "with_normals",
+           "corner_angles", "differing_corners", "sharp_edge_normals", "one_group_normals", "smooth_normals",
+           "with_normals",
            "degenerate_faces", "drop_degenerate_faces", "mismatched_layers", "make_safe", "ranges"]
 
 

@@ -18,6 +18,7 @@ _CHUNK = 1 << 15          # rows hashed at a time, so that a chunk stays in cach
 _ROUNDS = 5               # table rounds before the exact sort takes what is left
 _SORT_BELOW = 512         # so few rows left: sort them (a sort of void rows is slow: above this, a round is cheaper)
 _SPARE_BITS = 1           # table size: the next power of two above the rows, times 2 ** (this - 1)
+_CACHED_ROWS = 1 << 16    # below this many rows a table twice as sparse still fits in the cache: fewer collisions
 _MIX = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93)
 
 
@@ -57,14 +58,16 @@ def _hash_rows(words: np.ndarray, seed: int) -> np.ndarray:
     return out
 
 
-def _first_in_slot(slot: np.ndarray, size: int, none: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _first_in_slot(slot: np.ndarray, size: int, none: int | None = None, index=None) -> tuple[np.ndarray, np.ndarray]:
     """(the smallest row holding each of the `size` slots, `none` where no row does: left unset when
-    none is None; per row, the smallest row index holding its slot)."""
-    rows = np.arange(len(slot), dtype=np.int32 if len(slot) < 1 << 31 else np.int64)   # int32: half the traffic
+    none is None; per row, the smallest row index holding its slot). index: their type (default int32, half
+    the traffic of a hash table; intp for rows that go on to index: take() converts narrower ones slowly)."""
+    rows = np.arange(len(slot), dtype=index or (np.int32 if len(slot) < 1 << 31 else np.int64))
     table = np.empty(size, rows.dtype) if none is None else np.full(size, none, rows.dtype)
-    # assigned back to front, so the front-most row of each slot is written last
-    table[slot[::-1]] = rows[::-1]
-    holder = table[slot]
+    # assigned back to front, so the front-most row of each slot is written last (from contiguous copies:
+    # numpy scatters through reversed views at half the speed)
+    table[np.ascontiguousarray(slot[::-1])] = np.arange(len(slot) - 1, -1, -1, dtype=rows.dtype)
+    holder = np.take(table, slot)
     if (holder > rows).any():       # an assignment order numpy does not promise: take the minimum exactly
         table.fill(len(slot) if none is None else none)
         np.minimum.at(table, slot, rows)
@@ -105,7 +108,7 @@ def representatives(record: np.ndarray) -> np.ndarray:
         if count < (_SORT_BELOW if round_ else 2):
             break
         w = words if todo is None else words[todo]
-        bits = max(4, int(count).bit_length() + _SPARE_BITS)
+        bits = max(4, int(count).bit_length() + _SPARE_BITS + (count < _CACHED_ROWS))
         slot = (_hash_rows(w, round_) >> np.uint64(64 - bits)).view(np.int64)
         holder = _first_in_slot(slot, 1 << bits)[1]
         local = np.arange(count, dtype=holder.dtype)
@@ -194,7 +197,7 @@ class _Rows:
         return out
 
     def matrix(self, rows: np.ndarray | None = None) -> np.ndarray:
-        sel = [_words(raw if rows is None else raw[rows]) for raw in self.parts]
+        sel = [_words(raw if rows is None else np.take(raw, rows, axis=0)) for raw in self.parts]
         return sel[0] if len(sel) == 1 else np.concatenate(sel, 1)
 
 
@@ -232,9 +235,9 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     top = int(vertex.max(initial=0)) + 1
     if n < 2 * _PROBE or top > 2 * n or int(vertex.min(initial=0)) < 0:
         return None
-    idx = np.int32 if n < 1 << 31 else np.int64           # 4-byte indices: half the memory traffic
+    idx = np.intp                                          # take() converts narrower indices slowly
     # a probe: do the first rows mostly repeat the first row of their vertex among them?
-    probe = _first_in_slot(vertex[:_PROBE].astype(idx), top, _PROBE)[1]
+    probe = _first_in_slot(vertex[:_PROBE].astype(idx), top, _PROBE, idx)[1]
     cols = rows.columns()
     agree = np.ones(_PROBE, bool)
     for col in cols:
@@ -243,14 +246,14 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
         return None                            # mostly split: plain hashing
     if not within_vertex and agree.sum() - np.count_nonzero(probe == np.arange(_PROBE)) < _PROBE // 2:
         return None                            # the heads and the rows that differ are most rows: plain hashing
-    vertex = vertex.astype(idx)
-    head, per_row = _first_in_slot(vertex, top, n)
-    if within_vertex and agree.all() and _agree_with_heads(cols, vertex, head, n):
-        return _one_per_vertex(vertex, head, n)
+    vertex = vertex.astype(idx, copy=False)
+    head, per_row = _first_in_slot(vertex, top, n, idx)
     if within_vertex:                          # a head equals itself: kept as it is
         kept = cols[0] == np.take(cols[0], per_row)
         for col in cols[1:]:
             kept &= col == np.take(col, per_row)
+        if kept.all():
+            return _one_per_vertex(vertex, head, n)
         return _heads_then_seams(rows, vertex, head, kept, n)
     same = per_row != np.arange(n, dtype=idx)  # a head is not joined to itself
     for col in cols:
@@ -269,19 +272,6 @@ def _by_vertex_heads(rows: _Rows, vertex: np.ndarray, within_vertex: bool):
     out = at_head[vertex]
     out[todo] = ordered
     return first, out
-
-
-def _agree_with_heads(cols: list[np.ndarray], vertex: np.ndarray, head: np.ndarray, n: int) -> bool:
-    """Whether every row equals its vertex's first row (`head`): the heads' values gathered into
-    tables of the vertices' size, then compared a chunk at a time (cache-friendly; no scatter)."""
-    at = np.minimum(head, n - 1)                        # unused vertices: any row (never looked up)
-    tables = [np.take(col, at) for col in cols]
-    for s in range(0, len(vertex), _CHUNK):
-        v = vertex[s:s + _CHUNK]
-        for col, table in zip(cols, tables):
-            if not np.array_equal(np.take(table, v), col[s:s + _CHUNK]):
-                return False
-    return True
 
 
 def _one_per_vertex(vertex: np.ndarray, head: np.ndarray, n: int):
@@ -312,7 +302,7 @@ def _heads_then_seams(rows: _Rows, vertex: np.ndarray, head: np.ndarray, kept: n
     offset = np.cumsum(counts) - counts                        # each vertex's first place
     first = np.empty(int(counts.sum()), np.int64)
     first[offset[used]] = head[used]
-    out = offset[vertex]                                       # a head and the rows equal to it
+    out = np.take(offset, vertex)                              # a head and the rows equal to it
     if len(seams):
         fo = fv[order]
         run = np.flatnonzero(np.r_[True, fo[1:] != fo[:-1]])       # each vertex's seam groups

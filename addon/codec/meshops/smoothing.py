@@ -24,8 +24,35 @@ def _sum_rows(index: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
+    """(3, V) float32 normal of each vertex, as x, y and z rows, when every face has the same nonzero mask
+    (the usual smooth model): then a corner's normal is its point's, whichever face it is of, and
+    smooth_normals gives these at the corners. None when some face is flat or the masks differ."""
+    groups = np.asarray(groups)
+    if not len(tris) or not groups[0] or (groups != groups[0]).any():
+        return None
+    point = weld_ids(positions).astype(np.intp)
+    # each face's normal into its three corners' points: a corner column at a time, contiguous, so that
+    # nothing is repeated per corner (float64 sums of a few float32 values: exact, in any order); x, y and z
+    # apart, as rows (numpy's arithmetic on a column of (N, 3) is several times slower)
+    at = np.take(point, np.asarray(tris).T).reshape(-1)
+    fn = face_normals(positions, tris).T.astype(np.float64)
+    sums = np.empty((3, int(point.max()) + 1), np.float32)
+    for k in range(3):
+        sums[k] = np.bincount(at, np.tile(fn[k], 3), sums.shape[1])
+    length = sums[0] * sums[0]                # unit(): the same sum, in the same order
+    length += sums[1] * sums[1]
+    length += sums[2] * sums[2]
+    np.sqrt(length, out=length)
+    sums /= np.where(length > 0, length, np.float32(1.0))
+    return np.take(sums, point, axis=1)
+
+
 def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """(F*3, 3) float32 corner normals for triangles `tris` with u32 group masks."""
+    by_vertex = one_group_normals(positions, tris, groups)
+    if by_vertex is not None:
+        return np.take(np.ascontiguousarray(by_vertex.T), tris.ravel(), axis=0)
     f = len(tris)
     fn = face_normals(positions, tris)
     groups = np.asarray(groups, np.uint64)

@@ -47,7 +47,7 @@ def _spec(name: str, label: str, ext: str, sniff, written) -> FormatSpec:
         name=name, label=label, extensions=(ext,), sniff=sniff, read=read.read_path, encode=write.encode,
         to_scene=to_scene.to_scene, from_scene=from_scene.from_scene,
         import_options=ImportOptions, export_options=ExportOptions, version=lambda d: "2.0", sources=_sources,
-        written=written)
+        written=written, own_smoothing=True)
 
 
 FORMAT = [

@@ -30,45 +30,66 @@ class Written:
     step: np.ndarray | None = None   # positions are whole multiples of this (3,): the node scales by it
 
 
-def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray) -> np.ndarray:
-    """(T*3, 3) float32 unit normal of each triangle corner."""
+def _smoothing(mesh: Mesh, in_order: bool) -> np.ndarray | None:
+    """The mesh's group masks when they give its normals: it has no custom normals and is all triangles in order
+    (a .3ds read for Blender's own smoothing; formats without own_smoothing have them from codec.with_normals)."""
+    if mesh.normals is not None or mesh.smoothing is None or len(mesh.smoothing) != len(mesh.faces) or not in_order:
+        return None
+    return mesh.smoothing
+
+
+def _vertex_normals(mesh: Mesh, tv: np.ndarray, groups: np.ndarray | None) -> np.ndarray | None:
+    """(3, V) float32 normal of each vertex (x, y and z rows: gathered faster) when every corner of a vertex
+    has its vertex's normal (no custom normals, and smoothing `groups` with one mask, or no groups, sharp
+    edges or flat faces), else None: then the corner split need not look at the normals."""
+    pos = np.asarray(mesh.positions, np.float32)
+    if groups is not None:
+        return meshops.one_group_normals(pos, tv, groups)
+    if (mesh.normals is not None and len(mesh.normals) == len(mesh.corners)) \
+            or mesh.sharp_edges is not None or mesh.sharp_faces is not None:
+        return None
+    return np.ascontiguousarray(meshops.unit(meshops.vertex_normals(pos, tv)).T)
+
+
+def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray, groups: np.ndarray | None,
+                    order: np.ndarray | None) -> np.ndarray:
+    """(T*3, 3) float32 normal of each triangle corner, when _vertex_normals has none."""
     pos = np.asarray(mesh.positions, np.float32)
     nc = len(mesh.corners)
+    if groups is not None:
+        return meshops.smooth_normals(pos, tv, groups)
     if mesh.normals is not None and len(mesh.normals) == nc:
-        n = _corner_rows(mesh.normals, tris_c)
-    elif mesh.sharp_edges is not None or mesh.sharp_faces is not None:
-        nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
-        flat = np.zeros(len(mesh.faces), bool) if mesh.sharp_faces is None else np.asarray(mesh.sharp_faces, bool)
-        sharp_c = np.zeros(nc, bool) if mesh.sharp_edges is None else np.asarray(mesh.sharp_edges, bool)
-        # a triangle's side is an edge of the face only where its next corner is the face's next corner
-        side = np.roll(tris_c, -1, axis=1)
-        sharp = (sharp_c[tris_c] & (nxt[tris_c] == side)).reshape(-1)
-        face = meshops.face_of_corner(np.asarray(mesh.faces, np.int64), nc)[tris_c[:, 0]]
-        n_t = len(tv)
-        edges = meshops.edge_pairs(tv.reshape(-1), meshops.next_corner(np.arange(0, 3 * n_t, 3), 3 * n_t))
-        n = meshops.sharp_edge_normals(pos, tv, sharp, flat[face], edges)
-    else:
-        n = meshops.unit(meshops.vertex_normals(pos, tv))[tv.reshape(-1)]
+        return _corner_rows(mesh.normals, order)
+    nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
+    flat = np.zeros(len(mesh.faces), bool) if mesh.sharp_faces is None else np.asarray(mesh.sharp_faces, bool)
+    sharp_c = np.zeros(nc, bool) if mesh.sharp_edges is None else np.asarray(mesh.sharp_edges, bool)
+    # a triangle's side is an edge of the face only where its next corner is the face's next corner
+    side = np.roll(tris_c, -1, axis=1)
+    sharp = (sharp_c[tris_c] & (nxt[tris_c] == side)).reshape(-1)
+    face = meshops.face_of_corner(np.asarray(mesh.faces, np.int64), nc)[tris_c[:, 0]]
+    n_t = len(tv)
+    edges = meshops.edge_pairs(tv.reshape(-1), meshops.next_corner(np.arange(0, 3 * n_t, 3), 3 * n_t))
+    return meshops.sharp_edge_normals(pos, tv, sharp, flat[face], edges)
+
+
+def _unit_rows(n: np.ndarray) -> np.ndarray:
+    """Normals as glTF wants them: unit length (a degenerate one points up)."""
     n = np.asarray(n, np.float32)
-    length2 = np.einsum("ij,ij->i", n, n)
+    length2 = n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2]
     if (np.abs(length2 - 1.0) < 1e-5).all():       # unit already (the usual case): no copy
         return n
     n = np.nan_to_num(n)
     length = np.sqrt(np.einsum("ij,ij->i", n, n))
     bad = length < 1e-6
     n = n / np.where(bad, 1.0, length)[:, None]
-    n[bad] = (0.0, 0.0, 1.0)                       # glTF wants unit normals: a degenerate corner points up
+    n[bad] = (0.0, 0.0, 1.0)
     return n
 
 
-def _corner_rows(a, tris_c: np.ndarray) -> np.ndarray:
-    """Per-corner rows of each triangle corner, float32: the array itself when the faces are triangles in order."""
+def _corner_rows(a, order: np.ndarray | None) -> np.ndarray:
+    """Per-corner rows of each triangle corner (`order`; None: the faces are triangles in order), float32."""
     a = np.asarray(a, np.float32)
-    rows = tris_c.reshape(-1)
-    if len(rows) == len(a) and (not len(rows) or (rows[0] == 0 and rows[-1] == len(a) - 1
-                                                   and np.array_equal(rows, np.arange(len(a))))):
-        return a
-    return a[rows]
+    return a if order is None else np.take(a, order, axis=0)
 
 
 def _skin_rows(mesh: Mesh, n_joints: int, warnings: Warnings) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -101,28 +122,56 @@ class Split:
     several meshes can take it on two threads (parallel.map_two) before they are written in order."""
     mesh: Mesh                  # with values that are not finite at 0
     notes: list[str]            # warnings, given when the mesh is written
-    face: np.ndarray            # (T,) the Scene face of each triangle
     source: np.ndarray          # (V',) the Scene vertex of each glTF vertex
     corner: np.ndarray          # (V',) the Scene corner of each glTF vertex
     normals: np.ndarray         # (V', 3) glTF axes
-    tri_vertices: np.ndarray    # (T, 3) glTF vertices
+    primitives: list            # (material slot, its triangles' glTF vertices (3T',) in the index type), by slot
 
 
 def split(mesh: Mesh) -> Split | None:
     """The corner -> vertex split of `mesh` (None: it has no faces, noted)."""
     notes = Warnings()
     nc = len(mesh.corners)
-    tris_c, face = meshops.triangulate(mesh.faces, nc)
-    if not len(tris_c):
+    in_order = meshops.all_triangles(mesh.faces, nc)         # then triangle k is corners 3k..3k+2
+    tris_c, face = (None, None) if in_order else meshops.triangulate(mesh.faces, nc)
+    if not in_order and not len(tris_c):
         notes.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
-        return Split(mesh, notes.items, face, *[np.zeros(0, np.int64)] * 4)
-    tv = np.asarray(mesh.corners, np.int64)[tris_c]
-    normals = _corner_normals(mesh, tris_c, tv)
-    record = [normals] + [_corner_rows(a, tris_c) for a in mesh.uv_layers.values()] \
-        + [_corner_rows(c, tris_c) for c in mesh.colors.values()]
-    first, vertex_of = meshops.split_corners(record, tv.reshape(-1))
-    return Split(mesh, notes.items, face, tv.reshape(-1)[first], tris_c.reshape(-1)[first],
-                 points_from_blender(normals[first]), vertex_of.reshape(-1, 3))
+        return Split(mesh, notes.items, *[np.zeros(0, np.int64)] * 3, [])
+    order = None if in_order else tris_c.reshape(-1)        # the corner of each triangle corner
+    tv = np.asarray(mesh.corners, np.int64)
+    tv = tv.reshape(-1, 3) if in_order else tv[tris_c]
+    record = [_corner_rows(a, order) for a in mesh.uv_layers.values()] \
+        + [_corner_rows(c, order) for c in mesh.colors.values()]
+    groups = _smoothing(mesh, in_order)
+    by_vertex = _vertex_normals(mesh, tv, groups)
+    if by_vertex is None:
+        # made unit before the split: corners whose normals become the same are one vertex
+        tris_c = np.arange(nc).reshape(-1, 3) if in_order else tris_c
+        record.insert(0, _unit_rows(_corner_normals(mesh, tris_c, tv, groups, order)))
+    vertex = tv.reshape(-1)
+    first, vertex_of = meshops.split_corners(record or np.zeros((len(vertex), 0), np.uint8), vertex)
+    source = vertex[first]
+    # each vertex's normal once; unit rows checked on those alone, as a corner of its vertex has its normal
+    normals = np.take(record[0], first, axis=0) if by_vertex is None else _unit_rows(np.take(by_vertex, source, axis=1).T)
+    return Split(mesh, notes.items, source, first if in_order else order[first], points_from_blender(normals),
+                 _primitives(mesh, face, vertex_of.reshape(-1, 3), len(first)))
+
+
+def _primitives(mesh: Mesh, face: np.ndarray | None, tri_vertices: np.ndarray, n_v: int) -> list:
+    """Split.primitives: the triangles of each material slot in use, ascending (face: of each triangle; None:
+    the faces are triangles in order)."""
+    index_type = np.uint8 if n_v < 0xFF else np.uint16 if n_v < 0xFFFF else np.uint32
+    tri = tri_vertices.astype(index_type)               # the small type first: less to sift per slot
+    if mesh.face_material is None:
+        return [(0, tri.reshape(-1))]
+    slots = np.asarray(mesh.face_material)
+    slots = slots if face is None else slots[face]
+    lo, hi = int(slots.min()), int(slots.max())
+    used = np.flatnonzero(np.bincount(slots - lo if lo else slots)) + lo if hi - lo < 1 << 16 else np.unique(slots)
+    if len(used) == 1:
+        return [(lo, tri.reshape(-1))]
+    rows = tri.view(np.dtype((np.void, tri.strides[0]))).reshape(-1)      # a triangle as one item: 10x faster sifting
+    return [(slot, rows[slots == slot].view(index_type)) for slot in used.tolist()]
 
 
 def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
@@ -131,7 +180,7 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
     quantize: its one node may carry a grid step (see _targets)."""
     for note in sp.notes:
         warnings.warn(note)
-    if not len(sp.tri_vertices):
+    if not sp.primitives:
         return None
     mesh, source, rows = sp.mesh, sp.source, sp.corner
     uv_names = list(mesh.uv_layers)
@@ -143,10 +192,10 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
         position = buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True)
     attrs = {"POSITION": position, "NORMAL": buf.accessor(sp.normals, ARRAY_BUFFER)}
     for i, name in enumerate(uv_names):
-        uv = uv_from_blender(np.asarray(mesh.uv_layers[name], np.float32)[rows])
+        uv = uv_from_blender(np.take(np.asarray(mesh.uv_layers[name], np.float32), rows, axis=0))
         attrs[f"TEXCOORD_{i}"] = buf.accessor(uv, ARRAY_BUFFER)
     for i, c in enumerate(mesh.colors.values()):
-        col = np.clip(np.nan_to_num(np.asarray(c, np.float32)[rows]), 0.0, 1.0)
+        col = np.clip(np.nan_to_num(np.take(np.asarray(c, np.float32), rows, axis=0)), 0.0, 1.0)
         attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(rows), -1)[:, :4], ARRAY_BUFFER)
     extra = False
     if mesh.skin is not None and n_joints >= 0:
@@ -158,14 +207,8 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
     if targets:
         out["weights"] = [float(k.value) for k in mesh.shape_keys[1:]]
         out["extras"] = {"targetNames": [k.name for k in mesh.shape_keys[1:]]}
-    n_v = len(source)
-    index_type = np.uint8 if n_v < 0xFF else np.uint16 if n_v < 0xFFFF else np.uint32
-    slots = np.zeros(len(sp.face), np.int64) if mesh.face_material is None else \
-        np.asarray(mesh.face_material, np.int64)[sp.face]
-    for slot in np.unique(slots).tolist() if len(slots) else []:
-        prim: dict = {"attributes": attrs, "mode": 4,
-                      "indices": buf.accessor(sp.tri_vertices[slots == slot].reshape(-1).astype(index_type),
-                                              ELEMENT_ARRAY_BUFFER)}
+    for slot, indices in sp.primitives:
+        prim: dict = {"attributes": attrs, "mode": 4, "indices": buf.accessor(indices, ELEMENT_ARRAY_BUFFER)}
         scene_mat = mesh.materials[slot] if 0 <= slot < len(mesh.materials) else -1
         mat = mats.material(scene_mat, uv_names)
         if mat >= 0:
@@ -179,7 +222,7 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
 
 
 def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
-    q = points_from_blender(np.asarray(p, np.float32)[source])
+    q = points_from_blender(np.take(np.asarray(p, np.float32), source, axis=0))    # take: 2-D fancy indexing is slower
     return q * np.float32(scale) if scale != 1.0 else q
 
 
