@@ -167,8 +167,6 @@ def targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize:
         dense = np.flatnonzero(~sparse & (n_moved > 0) & (kinds == kind))
         if not len(dense):
             continue
-        block = deltas.rows(dense, source, kind)
-        first = buf.block(block)
-        for j, k in enumerate(dense.tolist()):
-            out[k]["POSITION"] = buf.slice(first, j, n, block, (lo[k], hi[k]))
+        for k, acc in zip(dense.tolist(), buf.block(deltas.rows(dense, source, kind), lo[dense], hi[dense])):
+            out[k]["POSITION"] = acc
     return out, base, step
