@@ -96,9 +96,11 @@ def test_unreal_sequences_are_morph_animations_that_replay_every_frame(samples, 
 def test_unreal_frames_on_their_grid_are_quantized_and_replay_exactly(samples, tmp_path, monkeypatch, chunk):
     """Unreal's packed frames are whole steps of a grid: positions and deltas are written as shorts and bytes
     (KHR_mesh_quantization, required), the node scales them back, every frame replays to float precision;
-    a frame that moves one vertex is a sparse target. chunk=1: the writer takes one key at a time."""
+    a frame that moves one vertex is a sparse target. chunk=1: the writer takes one key at a time, on two
+    threads."""
     if chunk:
         monkeypatch.setattr(morph_out, "CHUNK", chunk)
+        monkeypatch.setattr(morph_out, "PARALLEL_CORNERS", 0)
     scene = load(samples["wave_d.3d"])
     save(scene, tmp_path / "w.glb")
     g = Gltf(tmp_path / "w.glb")
@@ -146,23 +148,25 @@ def test_target_bounds_leave_out_a_vertex_no_face_uses(tmp_path, quantize):
 
 @pytest.mark.parametrize("chunk", [0, 1])
 def test_each_target_replays_its_key_on_a_grid_finer_than_the_first_gap(tmp_path, monkeypatch, chunk):
-    """Values 0, 1 and 2.5 on an axis: the smallest gap (1) is no step of 2.5, half of it is. Every target
-    (one relative to another key; the vertex no face uses moves far) replays its key exactly, in whole
-    steps of 0.5, found wherever the key off the first guess comes (chunk=1: one key at a time)."""
+    """x takes 0, 2, 4, 7, 10 and 12: the smallest gap (2) is no step of 7 (in the fourth key), half of it is.
+    Every target (one relative to another key; the vertex no face uses moves far) replays its key exactly, in
+    whole steps of 1 on x and 2 on y and z, whichever key comes first (chunk=1: one key at a time, on two
+    threads)."""
     from addon.codec.scene import ShapeKey
     if chunk:
         monkeypatch.setattr(morph_out, "CHUNK", chunk)
-    pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [9, 9, 9]], np.float32)
-    shapes = [pos + np.float32(v) for v in ([0, 0, 1], [1, 0, 0], [0, 0, 0])]
-    shapes[2][3] = (2.5, 1, 0)                               # key 3: off the grid of 1, on the grid of 0.5
-    shapes[1][4] = (9, 9, 400)                               # the unused vertex: past a byte, in no bound
+        monkeypatch.setattr(morph_out, "PARALLEL_CORNERS", 0)
+    pos = np.array([[0, 0, 0], [2, 0, 0], [0, 2, 0], [2, 2, 0], [10, 10, 10]], np.float32)
+    shapes = [pos + np.float32(v) for v in ([0, 0, 2], [2, 0, 0], [0, 0, 0])]
+    shapes[2][3] = (7, 2, 0)                                 # key 3: off the grid of 2, on the grid of 1
+    shapes[1][4] = (10, 10, 400)                             # the unused vertex: past a byte, in no bound
     keys = [ShapeKey("Basis", pos)] + [ShapeKey(f"K{i}", p) for i, p in enumerate(shapes)]
-    keys.append(ShapeKey("Rel", shapes[0] + np.float32([0, 0, 3]), relative_to=1))
+    keys.append(ShapeKey("Rel", shapes[0] + np.float32([0, 0, 4]), relative_to=1))
     mesh = Mesh.from_triangles("m", pos, [[0, 1, 2], [1, 3, 2]], shape_keys=keys)
     save(Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh]), tmp_path / "m.glb")
     g = Gltf(tmp_path / "m.glb")
     assert g.json["extensionsRequired"] == ["KHR_mesh_quantization"]
-    assert g.json["nodes"][0]["scale"] == [0.5, 1.0, 1.0]     # glTF (x, z, -y): x on 0.5, z and y on 1
+    assert g.json["nodes"][0]["scale"] == [1.0, 2.0, 2.0]     # glTF (x, z, -y)
     shown = g.json["meshes"][0]
     for k in range(4):
         shown["weights"] = [float(j == k) for j in range(4)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...parallel import PARALLEL_CORNERS, map_two
 from ...scene import Mesh
 from .accessors_out import ARRAY_BUFFER, Buffer
 from .conventions import points_from_blender
@@ -19,10 +20,11 @@ ROWS = (("<f4", 3), ("i1", 4), ("<i2", 4))      # each kind's row: float, byte o
 DIVISORS = (1, 2, 3, 4, 8)  # a grid's step: the smallest gap between the first points' values, or this part of it
 
 
-def _spans(n: int, n_v: int):
-    """(start, stop) of runs of keys of about CHUNK values each."""
+def _runs(fn, n: int, n_v: int) -> list:
+    """[fn(start, stop)] for runs of keys of about CHUNK values each, on two threads for a large mesh (each run
+    writes only its own rows)."""
     step = max(1, CHUNK // max(n_v, 1))
-    return ((a, min(a + step, n)) for a in range(0, n, step))
+    return map_two(lambda a: fn(a, min(a + step, n)), range(0, n, step), threaded=n * n_v >= PARALLEL_CORNERS)
 
 
 def _planes(keys: list, a: int, b: int, scale: float) -> np.ndarray:
@@ -62,18 +64,24 @@ def grid(keys: list, scale: float) -> tuple[np.ndarray, np.ndarray] | None:
 
 def _whole(keys: list, scale: float, per_step: np.ndarray, ints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(axes whose values times `per_step` are not all whole (within 1e-3), largest magnitude per axis),
-    writing the whole steps to `ints` as it goes; it stops at the first keys that are off."""
-    reach = np.zeros(3)
-    for a, b in _spans(len(keys), ints.shape[2]):
+    writing the whole steps to `ints` as it goes; once some keys are off, the runs left are not looked at."""
+    off_seen: list[np.ndarray] = []
+
+    def run(a: int, b: int):
+        if off_seen:
+            return np.zeros(3, bool), np.zeros(3)
         r = _planes(keys, a, b, scale)
-        reach = np.maximum(reach, np.maximum(-r.min((0, 2)), r.max((0, 2))))
+        reach = np.maximum(-r.min((0, 2)), r.max((0, 2)))
         r *= per_step[:, None]
         whole = np.rint(r)
         off = np.abs(np.subtract(r, whole, out=r), out=r).max((0, 2)) >= 1e-3
         if off.any():
-            return off, reach
-        ints[a:b] = whole
-    return np.zeros(3, bool), reach
+            off_seen.append(off)
+        else:
+            ints[a:b] = whole
+        return off, reach
+    found = _runs(run, len(keys), ints.shape[2])
+    return np.logical_or.reduce([f[0] for f in found]), np.max([f[1] for f in found], axis=0)
 
 
 def _gltf_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -97,8 +105,8 @@ class Deltas:
         """targets: ascending target indices (key i + 1 is target i). dtype: a smaller integer type for whole
         steps, whose subtraction wraps around: exact for a delta that fits it."""
         keys = targets + 1
-        run = keys[-1] - keys[0] == len(keys) - 1
-        own = self.planes[keys[0]:keys[-1] + 1] if run else self.planes[keys]     # a run: no copy
+        together = keys[-1] - keys[0] == len(keys) - 1
+        own = self.planes[keys[0]:keys[-1] + 1] if together else self.planes[keys]     # keys in a row: no copy
         ref = self.planes[self.refs[targets]] if self.relative else self.planes[0]
         return np.subtract(own, ref, dtype=dtype or self.dtype, casting="unsafe")
 
@@ -108,13 +116,15 @@ class Deltas:
         n, n_v = len(self.refs), self.planes.shape[2]
         lo, hi = np.empty((2, n, 3), self.dtype)
         moved = np.empty((n, n_v), bool)
-        for a, b in _spans(n, n_v):
+
+        def run(a: int, b: int) -> None:
             d = self(np.arange(a, b))
             if len(self.unused):
                 d[:, :, self.unused] = d[:, :, self.first]
             d.min(2, out=lo[a:b])
             d.max(2, out=hi[a:b])
             d.any(1, out=moved[a:b])
+        _runs(run, n, n_v)
         exact = np.float32 if self.counts.sum() < 1 << 24 else np.float64   # sums of whole counts: exact
         n_moved = (moved.astype(exact) @ self.counts.astype(exact)).astype(np.int64)   # one call: BLAS per run is slow
         return *_gltf_bounds(lo, hi), moved, n_moved
@@ -124,12 +134,14 @@ class Deltas:
         or bytes or shorts padded to 4 bytes a row."""
         dtype, width = ROWS[kind]
         out = np.empty((len(targets), len(source), width), dtype)
-        for a, b in _spans(len(targets), self.planes.shape[2]):
+
+        def run(a: int, b: int) -> None:
             d = self(targets[a:b], dtype if kind else None)
             r = np.zeros((b - a, d.shape[2], width), dtype)
             r[:, :, 0], r[:, :, 1] = d[:, 0], d[:, 2]
             np.negative(d[:, 1], out=r[:, :, 2], casting="unsafe")   # -y before any cast: 0 stays +0 in whole steps
             np.take(r, source, axis=1, out=out[a:b], mode="clip")     # "raise" would buffer `out`
+        _runs(run, len(targets), self.planes.shape[2])
         return out
 
 
