@@ -447,6 +447,19 @@ def test_json_chunk_is_padded_with_spaces_and_bin_with_zeros(tmp_path):
     assert kind2 == 0x004E4942 and m % 4 == 0 and 28 + n + m == len(data)
 
 
+def test_one_document_encodes_the_same_each_time_whatever_came_before(tmp_path):
+    """Encoding a written document changes nothing in it: a .glb embeds the picture that a .gltf names."""
+    from addon.codec.formats.gltf.from_scene import from_scene
+    from addon.codec.formats.gltf.options import ExportOptions
+    doc = from_scene(load(ASSETS / "3ds" / "jeep1.3ds"), ExportOptions(), Warnings())
+    glb, gltf = tmp_path / "a.glb", tmp_path / "a.gltf"
+    first = b"".join(write.encode(doc, glb)[glb])
+    assert b"".join(write.encode(doc, glb)[glb]) == first
+    beside = write.encode(doc, gltf)
+    assert [i["uri"] for i in json.loads(beside[gltf])["images"]] == ["a_jeep1.jpg"]
+    assert b"".join(write.encode(doc, glb)[glb]) == first == write.encode_bytes(doc)
+
+
 def test_lgf_converts_to_and_from_gltf(samples, tmp_path):
     out = tmp_path / "rifle.glb"
     assert main(["convert", str(samples["mar_rifle_d.3d"]), str(out)]) == 0

@@ -60,7 +60,10 @@ def _dumps(tree: dict) -> bytes:
 
 
 def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes | list, dict]:
-    tree = json.loads(json.dumps(doc.json))          # a copy: encoding twice gives the same bytes
+    tree = dict(doc.json)            # a copy of what is changed here: encoding twice gives the same bytes
+    for key in ("bufferViews", "buffers", "images"):
+        if key in tree:
+            tree[key] = [dict(x) for x in tree[key]]
     pieces = list(doc.pieces) if isinstance(doc, Built) else [bytes(doc.buffers[0])] if doc.buffers else []
     size = sum(len(p) for p in pieces)
     beside = dict(doc.resources)
