@@ -20,6 +20,7 @@ from .conventions import points_from_blender, uv_from_blender
 from .materials_out import Materials
 from .morph_out import targets as morph_targets
 
+
 @dataclass
 class Written:
     index: int                  # glTF mesh
