@@ -77,8 +77,9 @@ def rebase(scene: Scene, rest: dict) -> list[str]:
     return warnings.as_list()
 
 
-def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[dict[Path, bytes], list[str]]:
-    """The bytes of every file that saving `scene` as `path` writes, and the warnings; nothing is written."""
+def encode(scene: Scene, path: str | Path, fmt: str = "", **options) -> tuple[dict[Path, bytes | list], list[str]]:
+    """The bytes of every file that saving `scene` as `path` writes (or the list of pieces a large one is made
+    of, as write_atomically takes them), and the warnings; nothing is written."""
     p = Path(path)
     spec = find_format(p, fmt, for_write=True)
     warnings = Warnings()

@@ -6,8 +6,9 @@ import tempfile
 from pathlib import Path
 
 
-def write_atomically(files: dict[Path, bytes]) -> list[Path]:
-    """Write every file to a temporary sibling first, then rename them all.
+def write_atomically(files: dict[Path, bytes | list]) -> list[Path]:
+    """Write every file to a temporary sibling first, then rename them all. A file's data is bytes-like, or a
+    list of bytes-like pieces written one after another (a file of hundreds of MB is never joined in memory).
 
     If anything fails before the renames, no target is touched.
     """
@@ -19,7 +20,10 @@ def write_atomically(files: dict[Path, bytes]) -> list[Path]:
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             temps.append((tmp, target))
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                if isinstance(data, list):
+                    fh.writelines(data)
+                else:
+                    fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
         umask = os.umask(0)

@@ -137,6 +137,12 @@ def test_failed_write_leaves_existing_files_alone(tmp_path):
     assert a.read_bytes() == b"new"
 
 
+def test_a_file_of_pieces_is_written_as_they_follow_one_another(tmp_path):
+    rows = np.arange(6, dtype="<u2").reshape(3, 2)
+    write_atomically({tmp_path / "a.bin": [b"head", memoryview(rows).cast("B"), b"", bytearray(b"!")]})
+    assert (tmp_path / "a.bin").read_bytes() == b"head\0\0\1\0\2\0\3\0\4\0\5\0!"
+
+
 # -- registry and the Blender-free guarantee ---------------------------------------
 def test_registry_lists_every_format_with_its_functions():
     table = registered_formats()

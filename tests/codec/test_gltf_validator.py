@@ -71,5 +71,5 @@ def test_the_validator_sees_a_broken_file(converted, tmp_path):
     doc.json["accessors"][0]["count"] += 1000
     doc.json_text = b""
     bad = tmp_path / "bad.glb"
-    bad.write_bytes(write.encode(doc, bad)[bad])
+    bad.write_bytes(write.encode_bytes(doc))
     assert validate([bad])[str(bad)]["errors"] > 0

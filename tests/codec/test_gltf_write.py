@@ -13,7 +13,8 @@ import pytest
 from addon.codec import animation, encode, load, save
 from addon.codec.cli import main
 from addon.codec.errors import Warnings
-from addon.codec.formats.gltf import read, write
+from addon.codec.fileio import write_atomically
+from addon.codec.formats.gltf import morph_out, read, write
 from addon.codec.scene import Armature, Bone, Mesh, Node, Scene, Skin
 from tests.conftest import ASSETS
 from tests.gltf_write_samples import Gltf, made, to_gltf_axes
@@ -91,10 +92,15 @@ def test_unreal_sequences_are_morph_animations_that_replay_every_frame(samples, 
     assert {s["interpolation"] for s in fire["samplers"]} == {"STEP"}
 
 
-def test_unreal_frames_on_their_grid_are_quantized_and_replay_exactly(samples, tmp_path):
+@pytest.mark.parametrize("chunk", [0, 1])
+def test_unreal_frames_on_their_grid_are_quantized_and_replay_exactly(samples, tmp_path, monkeypatch, chunk):
     """Unreal's packed frames are whole steps of a grid: positions and deltas are written as shorts and bytes
     (KHR_mesh_quantization, required), the node scales them back, every frame replays to float precision;
-    a frame that moves one vertex is a sparse target."""
+    a frame that moves one vertex is a sparse target. chunk=1: the writer takes one key at a time, on two
+    threads."""
+    if chunk:
+        monkeypatch.setattr(morph_out, "CHUNK", chunk)
+        monkeypatch.setattr(morph_out, "PARALLEL_CORNERS", 0)
     scene = load(samples["wave_d.3d"])
     save(scene, tmp_path / "w.glb")
     g = Gltf(tmp_path / "w.glb")
@@ -138,6 +144,37 @@ def test_target_bounds_leave_out_a_vertex_no_face_uses(tmp_path, quantize):
         assert len(data) == 4
         np.testing.assert_allclose(data * scale, np.repeat(want[k], 4, 0), atol=1e-6)
         assert acc["min"] == data.min(0).tolist() and acc["max"] == data.max(0).tolist()
+
+
+@pytest.mark.parametrize("chunk", [0, 1])
+def test_each_target_replays_its_key_on_a_grid_finer_than_the_first_gap(tmp_path, monkeypatch, chunk):
+    """x takes 0, 2, 4, 7, 10 and 12: the smallest gap (2) is no step of 7 (in the fourth key), half of it is.
+    Every target (one relative to another key; the vertex no face uses moves far) replays its key exactly, in
+    whole steps of 1 on x and 2 on y and z, whichever key comes first (chunk=1: one key at a time, on two
+    threads)."""
+    from addon.codec.scene import ShapeKey
+    if chunk:
+        monkeypatch.setattr(morph_out, "CHUNK", chunk)
+        monkeypatch.setattr(morph_out, "PARALLEL_CORNERS", 0)
+    pos = np.array([[0, 0, 0], [2, 0, 0], [0, 2, 0], [2, 2, 0], [10, 10, 10]], np.float32)
+    shapes = [pos + np.float32(v) for v in ([0, 0, 2], [2, 0, 0], [0, 0, 0])]
+    shapes[2][3] = (7, 2, 0)                                 # key 3: off the grid of 2, on the grid of 1
+    shapes[1][4] = (10, 10, 400)                             # the unused vertex: past a byte, in no bound
+    keys = [ShapeKey("Basis", pos)] + [ShapeKey(f"K{i}", p) for i, p in enumerate(shapes)]
+    keys.append(ShapeKey("Rel", shapes[0] + np.float32([0, 0, 4]), relative_to=1))
+    mesh = Mesh.from_triangles("m", pos, [[0, 1, 2], [1, 3, 2]], shape_keys=keys)
+    save(Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh]), tmp_path / "m.glb")
+    g = Gltf(tmp_path / "m.glb")
+    assert g.json["extensionsRequired"] == ["KHR_mesh_quantization"]
+    assert g.json["nodes"][0]["scale"] == [1.0, 2.0, 2.0]     # glTF (x, z, -y)
+    shown = g.json["meshes"][0]
+    for k in range(4):
+        shown["weights"] = [float(j == k) for j in range(4)]
+        want = pos + (keys[k + 1].positions - keys[keys[k + 1].relative_to].positions)
+        np.testing.assert_array_equal(gltf_corners(g, 0), to_gltf_axes(want[mesh.corners]), err_msg=str(k))
+        t = shown["primitives"][0]["targets"][k]["POSITION"]
+        acc, data = g.json["accessors"][t], g.accessor(t)
+        assert (acc["min"], acc["max"]) == (data.min(0).tolist(), data.max(0).tolist())
 
 
 def test_stepped_shape_key_weights_are_the_evaluators(tmp_path):
@@ -220,7 +257,7 @@ def test_more_than_four_influences_are_folded_and_reported(tmp_path):
                   armatures=[Armature("arm", bones)])
     files, warnings = encode(scene, tmp_path / "m.glb")
     assert any("more than 4 bone influences" in w for w in warnings)
-    (tmp_path / "m.glb").write_bytes(files[tmp_path / "m.glb"])
+    write_atomically(files)
     g = Gltf(tmp_path / "m.glb")
     attrs = g.json["meshes"][0]["primitives"][0]["attributes"]
     w = g.accessor(attrs["WEIGHTS_0"])
@@ -408,6 +445,19 @@ def test_json_chunk_is_padded_with_spaces_and_bin_with_zeros(tmp_path):
     json.loads(data[20:20 + n])
     m, kind2 = struct.unpack_from("<II", data, 20 + n)
     assert kind2 == 0x004E4942 and m % 4 == 0 and 28 + n + m == len(data)
+
+
+def test_one_document_encodes_the_same_each_time_whatever_came_before(tmp_path):
+    """Encoding a written document changes nothing in it: a .glb embeds the picture that a .gltf names."""
+    from addon.codec.formats.gltf.from_scene import from_scene
+    from addon.codec.formats.gltf.options import ExportOptions
+    doc = from_scene(load(ASSETS / "3ds" / "jeep1.3ds"), ExportOptions(), Warnings())
+    glb, gltf = tmp_path / "a.glb", tmp_path / "a.gltf"
+    first = b"".join(write.encode(doc, glb)[glb])
+    assert b"".join(write.encode(doc, glb)[glb]) == first
+    beside = write.encode(doc, gltf)
+    assert [i["uri"] for i in json.loads(beside[gltf])["images"]] == ["a_jeep1.jpg"]
+    assert b"".join(write.encode(doc, glb)[glb]) == first == write.encode_bytes(doc)
 
 
 def test_lgf_converts_to_and_from_gltf(samples, tmp_path):

@@ -77,16 +77,15 @@ class Buffer:
                           "values": {"bufferView": self.view(values)}}}
         return self._add(self._bounds(acc, values.dtype, *bounds, zero=len(rows) < count))
 
-    def block(self, block: np.ndarray) -> int:
-        """One vertex-attribute view over a (n, count, width) block: n accessors share it (slice)."""
-        return self.view(block, ARRAY_BUFFER, block.shape[2] * block.dtype.itemsize)
-
-    def slice(self, view: int, j: int, count: int, block: np.ndarray, bounds) -> int:
-        """Accessor j of a block's view: its first 3 components of `count` rows; bounds (lo, hi)."""
-        stride = block.shape[2] * block.dtype.itemsize
-        acc = {"bufferView": view, "byteOffset": j * count * stride, "componentType": COMPONENT[block.dtype],
-               "count": int(count), "type": "VEC3"}
-        return self._add(self._bounds(acc, block.dtype, *bounds))
+    def block(self, block: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> list[int]:
+        """One vertex-attribute view over a (n, count, width) block, and an accessor over each of its n parts:
+        the first 3 components of its rows, with bounds lo[j] and hi[j] ((n, 3): one call for thousands)."""
+        n, count, width = block.shape
+        stride = width * block.dtype.itemsize
+        view, kind = self.view(block, ARRAY_BUFFER, stride), COMPONENT[block.dtype]
+        lows, highs = lo.astype(block.dtype).tolist(), hi.astype(block.dtype).tolist()    # as _plain gives them
+        return [self._add({"bufferView": view, "byteOffset": j * count * stride, "componentType": kind,
+                           "count": int(count), "type": "VEC3", "min": lows[j], "max": highs[j]}) for j in range(n)]
 
     @staticmethod
     def _bounds(acc: dict, dtype, lo, hi, zero: bool = False) -> dict:

@@ -18,8 +18,7 @@ from ...scene import Mesh
 from .accessors_out import ARRAY_BUFFER, ELEMENT_ARRAY_BUFFER, Buffer
 from .conventions import points_from_blender, uv_from_blender
 from .materials_out import Materials
-
-SPARSE_BELOW = 1 / 3        # a target whose moved vertices are fewer than this share is written sparse
+from .morph_out import targets as morph_targets
 
 
 @dataclass
@@ -177,7 +176,7 @@ def _primitives(mesh: Mesh, face: np.ndarray | None, tri_vertices: np.ndarray, n
 def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float, warnings: Warnings,
                n_joints: int = -1, quantize: bool = False) -> Written | None:
     """Append the glTF mesh of a split mesh (positions times `scale`); n_joints >= 0: its skin's joint count;
-    quantize: its one node may carry a grid step (see _targets)."""
+    quantize: its one node may carry a grid step (see morph_out.targets)."""
     for note in sp.notes:
         warnings.warn(note)
     if not sp.primitives:
@@ -186,7 +185,7 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
     uv_names = list(mesh.uv_layers)
     targets, step = [], None
     if len(mesh.shape_keys) > 1:
-        targets, position, step = _targets(mesh, source, buf, scale, quantize)
+        targets, position, step = morph_targets(mesh, source, buf, scale, quantize)
     else:
         basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
         position = buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True)
@@ -224,114 +223,3 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
 def _points(p: np.ndarray, source: np.ndarray, scale: float) -> np.ndarray:
     q = points_from_blender(np.take(np.asarray(p, np.float32), source, axis=0))    # take: 2-D fancy indexing is slower
     return q * np.float32(scale) if scale != 1.0 else q
-
-
-def grid(planes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """(step (3,), whole steps (K, 3, V) int32) when every coordinate of `planes` (K, 3, V: each key's x, y
-    and z rows) is a whole multiple of a step per axis, within int16 (a vertex-animated mesh packed on a
-    grid, as Unreal's frames are); None when some axis has none. The step is sought in the first 65536
-    points."""
-    n_keys, _, n_v = planes.shape
-    head = planes[: -(-(1 << 16) // max(n_v, 1))]
-    out = np.ones(3)
-    ints = np.empty(planes.shape, np.int32)
-    r, whole = np.empty((2, n_keys, n_v), np.float32)        # reused: a fresh array of this size costs its page faults
-    for k in range(3):
-        axis = planes[:, k]
-        steps = np.diff(np.unique(head[:, k].reshape(-1)[: 1 << 16]))
-        q = float(steps.min()) if len(steps) else 1.0    # one value: any step holds it
-        reach = max(-float(axis.min()), float(axis.max()))
-        for div in (1, 2, 3, 4, 8):
-            step = q / div
-            if step <= 0 or reach / step > 32767:
-                return None
-            np.multiply(axis, np.float32(1.0 / step), out=r)
-            np.rint(r, out=whole)
-            if np.abs(np.subtract(r, whole, out=r), out=r).max() < 1e-3:
-                out[k] = step
-                ints[:, k] = whole
-                break
-        else:
-            return None
-    return out, ints
-
-
-def _gltf_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row (min, max) of Blender (x, y, z) columns as glTF's (x, z, -y)."""
-    return np.stack([lo[:, 0], lo[:, 2], -hi[:, 1]], 1), np.stack([hi[:, 0], hi[:, 2], -lo[:, 1]], 1)
-
-
-def _rows(part: np.ndarray, source: np.ndarray, kind: int) -> np.ndarray:
-    """(K, n, width) glTF rows (x, z, -y) of the Scene vertices `source` of each key's planes `part` (K, 3, V):
-    floats, or bytes or shorts padded to 4 bytes a row. The small types are packed into one word per vertex
-    first, so that all keys take their rows in one gather."""
-    x, z, ny = part[:, 0], part[:, 2], np.negative(part[:, 1])      # -y before any cast: 0 stays +0 in whole steps
-    if kind == 0:
-        out = np.empty((len(part), len(source), 3), "<f4")
-        for c, plane in enumerate((x, z, ny)):
-            out[:, :, c] = np.take(plane, source, axis=1)
-        return out
-    bits, word, item = (8, "<u4", "i1") if kind == 1 else (16, "<u8", "<i2")
-    mask = (1 << bits) - 1
-    packed, more = x.astype(word), np.empty(x.shape, word)
-    packed &= mask
-    for shift, plane in ((bits, z), (2 * bits, ny)):       # in place: each fresh array costs its page faults
-        np.copyto(more, plane, casting="unsafe")
-        more &= mask
-        more <<= shift
-        packed |= more
-    return np.take(packed, source, axis=1).view(item).reshape(len(part), len(source), 4)
-
-
-def _targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize: bool):
-    """The morph targets (deltas from their reference key), every target in one pass: dense ones in one
-    buffer view per component type, sparse ones where few vertices move. -> (targets, base POSITION
-    accessor, grid step or None). quantize: when every key lies on a grid (Unreal frames), positions and
-    deltas are whole steps (KHR_mesh_quantization: bytes or shorts), the step goes on the node. The bulk
-    work runs on each key's x, y and z rows apart (contiguous, in Blender's axes); glTF's (x, z, -y) is
-    taken where the rows are written."""
-    keys = mesh.shape_keys
-    planes = np.empty((len(keys), 3, len(keys[0].positions)), np.float32)     # (K, 3, V)
-    for k, key in enumerate(keys):
-        planes[k] = np.asarray(key.positions, np.float32).T
-    if scale != 1.0:
-        planes *= np.float32(scale)
-    refs = np.array([k.relative_to if 0 < k.relative_to < len(keys) else 0 for k in keys[1:]], np.int64)
-    found = grid(planes) if quantize else None
-    step = None
-    if found is not None:
-        step, planes = found[0][[0, 2, 1]], found[1]
-        base = buf.accessor(points_from_blender(planes[0][:, source].T).astype("<i2"), ARRAY_BUFFER, bounds=True)
-    else:
-        base = buf.accessor(points_from_blender(planes[0][:, source].T), ARRAY_BUFFER, bounds=True)
-    delta = planes[1:] - (planes[0] if not refs.any() else planes[refs])
-    counts = np.bincount(source, minlength=delta.shape[2])       # glTF vertices per Scene vertex
-    unused = np.flatnonzero(counts == 0)
-    if len(unused):       # they take a used vertex's deltas: bounds and moves are the used ones' alone, uncopied
-        delta[:, :, unused] = delta[:, :, source[:1]]
-    lo, hi = _gltf_bounds(delta.min(2), delta.max(2))                          # (K-1, 3), glTF axes
-    moved = (delta[:, 0] != 0) | (delta[:, 1] != 0) | (delta[:, 2] != 0)
-    n = len(source)
-    exact = np.float32 if n < 1 << 24 else np.float64          # sums of whole counts: exact below 2^24 (2^53)
-    n_moved = (moved.astype(exact) @ counts.astype(exact)).astype(np.int64)
-    sparse = n_moved < SPARSE_BELOW * n
-    kinds = np.zeros(len(delta), np.int8)              # 0 float (of whole steps when quantized), 1 byte, 2 short
-    if step is not None:
-        kinds[(lo >= -32767).all(1) & (hi <= 32767).all(1)] = 2
-        kinds[(lo >= -127).all(1) & (hi <= 127).all(1)] = 1
-    out: list[dict] = [{} for _ in range(len(delta))]
-    for k in np.flatnonzero(n_moved == 0).tolist():
-        out[k]["POSITION"] = buf.zeros(n)
-    for k in np.flatnonzero(sparse & (n_moved > 0)).tolist():
-        rows = np.flatnonzero(moved[k][source])
-        values = points_from_blender(delta[k][:, source[rows]].T).astype(("<f4", "i1", "<i2")[kinds[k]])
-        out[k]["POSITION"] = buf.sparse(values, rows, n, (lo[k], hi[k]))
-    for kind in (0, 1, 2):
-        dense = np.flatnonzero(~sparse & (n_moved > 0) & (kinds == kind))
-        if not len(dense):
-            continue
-        block = _rows(delta if len(dense) == len(delta) else delta[dense], source, kind)
-        first = buf.block(block)
-        for j, k in enumerate(dense.tolist()):
-            out[k]["POSITION"] = buf.slice(first, j, n, block, (lo[k], hi[k]))
-    return out, base, step

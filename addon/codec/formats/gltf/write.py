@@ -21,16 +21,16 @@ def _pad(data: bytes, fill: bytes) -> bytes:
     return data + fill * (-len(data) % 4)
 
 
-def glb_bytes(json_text: bytes, bin_chunk: list | None) -> bytes:
-    """A .glb: the JSON chunk padded with spaces, the BIN chunk (when any: the pieces it is joined from, whose
-    sizes add up to a multiple of 4) after it; one copy of a BIN chunk that may be hundreds of MB."""
+def glb_pieces(json_text: bytes, bin_chunk: list | None) -> list:
+    """A .glb as the pieces it is made of: the JSON chunk padded with spaces, the BIN chunk (when any: the
+    pieces it is joined from, whose sizes add up to a multiple of 4) after it."""
     js = _pad(json_text, b" ")
     n_bin = sum(len(p) for p in bin_chunk) if bin_chunk is not None else 0
     size = 12 + 8 + len(js) + (8 + n_bin if bin_chunk is not None else 0)
     parts = [struct.pack("<4sII", GLB_MAGIC, GLB_VERSION, size), struct.pack("<II", len(js), CHUNK_JSON), js]
     if bin_chunk is not None:
         parts += [struct.pack("<II", n_bin, CHUNK_BIN), *bin_chunk]
-    return b"".join(parts)
+    return parts
 
 
 def encode_bytes(doc: Document) -> bytes:
@@ -38,12 +38,15 @@ def encode_bytes(doc: Document) -> bytes:
     if doc.json_text:
         if not doc.binary:
             return doc.json_text
-        return glb_bytes(doc.json_text, [doc.buffers[0], doc.bin_padding] if doc.buffers else None)
-    return _serialise(doc, doc.binary, doc.name or "model")[0]
+        return b"".join(glb_pieces(doc.json_text, [doc.buffers[0], doc.bin_padding] if doc.buffers else None))
+    main = _serialise(doc, doc.binary, doc.name or "model")[0]
+    return main if isinstance(main, bytes) else b"".join(main)
 
 
-def encode(doc: Document, target: Path) -> dict[Path, bytes]:
-    """Every file a write to `target` makes, by path."""
+def encode(doc: Document, target: Path) -> dict[Path, bytes | list]:
+    """Every file a write to `target` makes, by path: its bytes, or for a written document's .glb and .bin the
+    pieces they are made of (fileio.write_atomically writes them one after another: morph targets can make
+    hundreds of MB, never joined in memory)."""
     target = Path(target)
     if doc.json_text:
         return {target: encode_bytes(doc), **{target.parent / unquote(uri): data for uri, data in doc.resources.items()}}
@@ -56,8 +59,11 @@ def _dumps(tree: dict) -> bytes:
     return json.dumps(tree, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8", "replace")
 
 
-def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes, dict[str, bytes]]:
-    tree = json.loads(json.dumps(doc.json))          # a copy: encoding twice gives the same bytes
+def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes | list, dict]:
+    tree = dict(doc.json)            # a copy of what is changed here: encoding twice gives the same bytes
+    for key in ("bufferViews", "buffers", "images"):
+        if key in tree:
+            tree[key] = [dict(x) for x in tree[key]]
     pieces = list(doc.pieces) if isinstance(doc, Built) else [bytes(doc.buffers[0])] if doc.buffers else []
     size = sum(len(p) for p in pieces)
     beside = dict(doc.resources)
@@ -80,11 +86,11 @@ def _serialise(doc: Document, binary: bool, stem: str) -> tuple[bytes, dict[str,
             del tree["bufferViews"]
         if size:
             tree.setdefault("buffers", [{}])[0]["byteLength"] = size
-        return glb_bytes(_dumps(tree), pieces + [b"\0" * (-size % 4)] if size else None), beside
+        return glb_pieces(_dumps(tree), pieces + [b"\0" * (-size % 4)] if size else None), beside
     if size:
         name = f"{stem}.bin"
         tree["buffers"][0]["uri"] = name
-        beside[name] = b"".join(pieces)
+        beside[name] = pieces
     # images beside a .gltf take its name first: models converted into one folder never share (or refuse
     # to overwrite) a picture of the same name
     for image in tree.get("images", []):
