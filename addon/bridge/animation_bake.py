@@ -53,13 +53,12 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     frames = np.arange(int(round(take.start)), int(round(take.end)) + 1)
     if not len(frames):
         return
-    index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
     G = matrix_array(o.global_matrix)
     mesh_objs = [(i, ob) for i, ob in enumerate(objs) if ob.type == "MESH" and o.bake_vertices
                  and needs_vertex_bake(ob, o.apply_modifiers)]
     arms = [(i, ob) for i, ob in enumerate(objs) if ob.type == "ARMATURE"]
 
-    local = np.empty((len(frames), len(objs), 4, 4))
+    local = None                   # (F, objects, 4, 4) when the scene is stepped
     poses = {i: np.empty((len(frames), len(ob.pose.bones), 4, 4)) for i, ob in arms}
     verts: dict[int, list] = {i: [] for i, _ in mesh_objs}
     keyed = [(i, ob.data.shape_keys) for i, ob in enumerate(objs) if ob.type == "MESH" and ob.data.shape_keys
@@ -71,10 +70,11 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     stepped = (mesh_objs or not plain_keys or "EVALUATE" in sources.values()
                or any(action_sample.has_own_transform_motion(ob) for ob in objs))
     if stepped:
+        local = np.empty((len(frames), len(objs), 4, 4))
         _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_values, bool(mesh_objs))
     else:
-        # nothing but plain actions moves anything: read the curves, never step the scene
-        local[:] = [local_matrix(ob, _parent_in(ob, index), G) for ob in objs]
+        # nothing but plain actions moves anything: read the curves, never step the scene (and no
+        # object moves: own transform motion makes it stepped)
         for i, ob in arms:
             if sources[i] == "ACTION":
                 sampled[i] = action_sample.pose_trs(ob, frames.astype(np.float64))
@@ -88,7 +88,7 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
                      markers=[Marker(n, int(round(frames[0] + f))) for n, f in take.markers],
                      extras=dict(take.extras))
     f32 = frames.astype(np.float32)
-    for i in range(len(objs)):
+    for i in range(len(objs)) if local is not None else ():
         m = local[:, i]
         if np.allclose(m, m[0], atol=1e-7):
             continue

@@ -10,7 +10,9 @@ def write_atomically(files: dict[Path, bytes | list]) -> list[Path]:
     """Write every file to a temporary sibling first, then rename them all. A file's data is bytes-like, or a
     list of bytes-like pieces written one after another (a file of hundreds of MB is never joined in memory).
 
-    If anything fails before the renames, no target is touched.
+    If anything fails before the renames, no target is touched. No fsync: the rename is what
+    keeps a failed export from damaging a file; flushing to the disk (a millisecond or more per
+    file, most of a small export's) is left to the system, as Blender's own .blend save does.
     """
     temps: list[tuple[str, Path]] = []
     try:
@@ -24,8 +26,6 @@ def write_atomically(files: dict[Path, bytes | list]) -> list[Path]:
                     fh.writelines(data)
                 else:
                     fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
         umask = os.umask(0)
         os.umask(umask)
         for tmp, target in temps:

@@ -193,7 +193,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         if n.kind == "MESH" and 0 <= n.data < len(scene.meshes):
             mesh_world.setdefault(n.data, worlds[i])
     flipped = {i for i, n in enumerate(scene.nodes) if n.kind == "MESH" and n.data in mesh_world
-               and np.linalg.det(mesh_world[n.data][:3, :3]) < 0}
+               and axes.det3(mesh_world[n.data][:3, :3]) < 0}
     worlds_3ds = [w @ X_FLIP if i in flipped else w for i, w in enumerate(worlds)]
     # the chunks of each mesh the loop below writes, two meshes at a time (numpy work, the most of a
     # big export's)
@@ -215,7 +215,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         if i in targets:
             continue                            # written with its camera or light
         pid, pworld, pflip = parent_of(i)
-        local = axes.inverse_or_identity(pworld) @ worlds_3ds[i]
+        local = axes.affine_inverse(pworld) @ worlds_3ds[i]
         ch = mirror_channels(channels.get(i, {}), pflip, i in flipped)
         if ch and not np.allclose(node.matrix_parent_inverse, np.eye(4)):
             warnings.warn(f"node {node.name!r}: animation under a parent inverse matrix is written as is")

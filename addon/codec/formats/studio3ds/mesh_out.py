@@ -129,7 +129,7 @@ def mesh_chunks(mesh: Mesh, world: np.ndarray, material_names: list[str]) -> lis
     world = np.asarray(world, np.float64)
     world_pts = local if np.array_equal(world, np.eye(4)) else axes.apply_points(world, local)
     m4160 = world.astype(np.float32)[:3, :4].T.ravel()
-    mirrored = np.linalg.det(world[:3, :3]) < 0
+    mirrored = axes.det3(world[:3, :3]) < 0
     if mirrored:
         flags = reversed_face_flags(flags)
     single = nt <= LIMIT and len(src_vert) <= LIMIT
