@@ -12,9 +12,11 @@ _AXES = {"X": (0, 1.0), "Y": (1, 1.0), "Z": (2, 1.0), "-X": (0, -1.0), "-Y": (1,
 
 
 def _cross3(u, v) -> np.ndarray:
-    """np.cross of two 3-vectors, written out: the same arithmetic, without np.cross's general
-    axis handling (some 30 microseconds a call, six per matrix inverse, per object of a scene)."""
-    return np.array([u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]])
+    """np.cross of 3-vectors (or of (..., 3) rows), written out: the same arithmetic, without np.cross's
+    general axis handling (some 30 microseconds a call, per object of a scene)."""
+    u, v = np.asarray(u), np.asarray(v)
+    return np.stack([u[..., 1] * v[..., 2] - u[..., 2] * v[..., 1], u[..., 2] * v[..., 0] - u[..., 0] * v[..., 2],
+                     u[..., 0] * v[..., 1] - u[..., 1] * v[..., 0]], -1)
 
 
 def det3(a: np.ndarray) -> float:
@@ -22,21 +24,6 @@ def det3(a: np.ndarray) -> float:
     milliseconds each time between bulk numpy work, per object of a scene)."""
     a = np.asarray(a, np.float64)
     return float(a[:, 0] @ _cross3(a[:, 1], a[:, 2]))
-
-
-def affine_inverse(m: np.ndarray) -> np.ndarray:
-    """Inverse of a 4x4 affine matrix (last row 0 0 0 1) by the adjugate, as det3 says why;
-    any other matrix goes to inverse_or_identity (a singular or non-finite one gives the identity)."""
-    m = np.asarray(m, np.float64)
-    a = m[:3, :3]
-    d = det3(a)
-    if not np.isfinite(d) or d == 0 or not np.array_equal(m[3], [0.0, 0.0, 0.0, 1.0]):
-        return inverse_or_identity(m)
-    out = np.eye(4)
-    out[:3, :3] = np.stack([_cross3(a[:, 1], a[:, 2]), _cross3(a[:, 2], a[:, 0]),
-                            _cross3(a[:, 0], a[:, 1])]) / d
-    out[:3, 3] = -out[:3, :3] @ m[:3, 3]
-    return out
 
 
 def basis_from_axes(forward: str, up: str) -> np.ndarray:
@@ -216,15 +203,33 @@ def decompose(m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def inverse_or_identity(m, warnings=None, what: str = "") -> np.ndarray:
     """Inverses of (..., N, N) matrices; one a file or a scene made singular or non-finite (a zero or
-    NaN scale) gives the identity instead of a LinAlgError, with one warning about `what` when given."""
+    NaN scale) gives the identity instead of a LinAlgError, with one warning about `what` when given.
+    3x3 and affine 4x4 ones by the adjugate (LAPACK's calls wake OpenBLAS's threads: milliseconds
+    each on a busy machine, for a handful of numbers)."""
     m = np.asarray(m, np.float64)
     n = m.shape[-1] if m.ndim >= 2 else 4
     flat = m.reshape(-1, n, n)
     out = np.tile(np.eye(n), (len(flat), 1, 1))
     with np.errstate(all="ignore"):
-        ok = np.isfinite(flat).all(axis=(-2, -1)) & (np.abs(np.linalg.det(np.nan_to_num(flat))) > 1e-30)
-    if ok.any():
-        out[ok] = np.linalg.inv(flat[ok])
+        ok = np.isfinite(flat).all(axis=(-2, -1))
+        plain = ok & (n == 3) if n != 4 else ok & (flat[:, 3] == (0.0, 0.0, 0.0, 1.0)).all(-1)
+        a = flat[plain, :3, :3]
+        adj = np.stack([_cross3(a[..., 1], a[..., 2]), _cross3(a[..., 2], a[..., 0]),
+                        _cross3(a[..., 0], a[..., 1])], -2)           # rows: the adjugate
+        det = np.einsum("ki,ki->k", a[..., 0], adj[..., 0, :])
+        good = np.abs(det) > 1e-30
+        inv = adj / np.where(good, det, 1.0)[:, None, None]
+        block = out[plain]
+        block[:, :3, :3] = np.where(good[:, None, None], inv, np.eye(3))
+        if n == 4:
+            block[:, :3, 3] = np.where(good[:, None], -np.einsum("kij,kj->ki", inv, flat[plain, :3, 3]), 0.0)
+        out[plain] = block
+        ok[plain] = good
+        rest = ok & ~plain
+        if rest.any():
+            ok[rest] = np.abs(np.linalg.det(flat[rest])) > 1e-30
+            rest &= ok
+            out[rest] = np.linalg.inv(flat[rest])
     if warnings is not None and not ok.all():
         warnings.warn(f"{what} has a zero or non-finite scale: it is placed as if it had none")
     return out.reshape(m.shape)

@@ -66,19 +66,31 @@ def test_weld_joins_points_and_keeps_a_zero_area_face_apart():
     assert len(set(new[6:].tolist())) == 3 and not set(new[6:].tolist()) & set(new[:6].tolist())
 
 
-def test_affine_inverse_is_the_inverse():
+def test_guarded_inverse_of_batches_of_any_size():
+    """Affine 4x4 and 3x3 matrices by the adjugate, others by LAPACK, in one batch; one that cannot be
+    inverted (a zero scale, NaN, infinity) is the identity, with one warning."""
+    from addon.codec.errors import Warnings
     rng = np.random.default_rng(5)
-    for _ in range(50):
-        m = np.eye(4)
-        m[:3] = rng.normal(size=(3, 4))
-        np.testing.assert_allclose(axes.affine_inverse(m) @ m, np.eye(4), atol=1e-9)
-        assert axes.det3(m[:3, :3]) == pytest.approx(np.linalg.det(m[:3, :3]))
-    # a matrix that cannot be inverted (a zero scale, NaN) goes through the guarded inverse: the identity
-    for bad in (np.zeros((4, 4)), np.diag([1.0, 0.0, 1.0, 1.0]), np.full((4, 4), np.nan)):
-        np.testing.assert_array_equal(axes.affine_inverse(bad), np.eye(4))
+    affine = np.tile(np.eye(4), (50, 1, 1))
+    affine[:, :3] = rng.normal(size=(50, 3, 4))
+    general = rng.normal(size=(10, 4, 4))                              # a projective last row
+    bad = np.stack([np.zeros((4, 4)), np.diag([1.0, 0.0, 1.0, 1.0]), np.full((4, 4), np.nan),
+                    np.diag([np.inf, 1.0, 1.0, 1.0])])
+    batch = np.concatenate([affine, general, bad]).reshape(8, 8, 4, 4)
+    w = Warnings()
+    inv = axes.inverse_or_identity(batch, w, "node 'x'").reshape(-1, 4, 4)
+    np.testing.assert_allclose(inv[:60] @ np.concatenate([affine, general]), np.tile(np.eye(4), (60, 1, 1)), atol=1e-9)
+    np.testing.assert_array_equal(inv[60:], np.tile(np.eye(4), (4, 1, 1)))
+    assert len(w.as_list()) == 1 and "node 'x'" in w.as_list()[0]
+    three = affine[:, :3, :3]
+    np.testing.assert_allclose(axes.inverse_or_identity(three) @ three, np.tile(np.eye(3), (50, 1, 1)), atol=1e-9)
+    for m in three[:5]:
+        assert axes.det3(m) == pytest.approx(np.linalg.det(m))
     for _ in range(200):                         # the written-out cross product is np.cross, bit for bit
         u, v = rng.normal(size=3) * 10.0 ** rng.integers(-6, 6), rng.normal(size=3)
         assert np.array_equal(axes._cross3(u, v), np.cross(u, v))
+    rows = rng.normal(size=(2, 7, 3))
+    assert np.array_equal(axes._cross3(rows[0], rows[1]), np.cross(rows[0], rows[1]))
 
 
 def _cube(normals_at):

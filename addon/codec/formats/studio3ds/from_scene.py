@@ -215,7 +215,7 @@ def _from_scene(scene: Scene, options: ExportOptions, warnings: Warnings) -> Mod
         if i in targets:
             continue                            # written with its camera or light
         pid, pworld, pflip = parent_of(i)
-        local = axes.affine_inverse(pworld) @ worlds_3ds[i]
+        local = axes.inverse_or_identity(pworld) @ worlds_3ds[i]
         ch = mirror_channels(channels.get(i, {}), pflip, i in flipped)
         if ch and not np.allclose(node.matrix_parent_inverse, np.eye(4)):
             warnings.warn(f"node {node.name!r}: animation under a parent inverse matrix is written as is")

@@ -133,7 +133,7 @@ class _Builder:
             m = mesh_matrix(tri, self.w, f'MAIN/EDITOR/OBJECT "{name}"/TRIMESH')
             f = mirror_fix(m)
             # placed = (m @ f) @ (f @ inverse(m)) @ points: the stored points, without a mirrored object
-            mesh = self._mesh(name, tri, f @ axes.affine_inverse(m), (name, "static"))
+            mesh = self._mesh(name, tri, f @ axes.inverse_or_identity(m), (name, "static"))
             node = Node(name=obj.data, kind="MESH", data=mesh, matrix=m @ f)
         elif cam is not None:
             data, pos, tgt, roll = build_camera(obj.data, cam)
@@ -188,7 +188,7 @@ class _Builder:
                     m = mesh_matrix(tri, self.w, path)
                     # lib3ds and assimp: local = T(-pivot) @ X_FLIP @ inverse(M) when M mirrors; the
                     # flip makes the transform det > 0, so the local mesh keeps the stored winding
-                    to_local = _translate(-np.asarray(n.pivot)) @ mirror_fix(m) @ axes.affine_inverse(m)
+                    to_local = _translate(-np.asarray(n.pivot)) @ mirror_fix(m) @ axes.inverse_or_identity(m)
                     node.kind, node.data = "MESH", self._mesh(n.name, tri, to_local,
                                                               (n.name, tuple(n.pivot)))
                     self._object_flags(node, obj)
