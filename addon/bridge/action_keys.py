@@ -151,12 +151,12 @@ def _pose_rows(ob, bones, curves: dict, prop: str, size: int, frames: np.ndarray
         return None                             # (1: LINEAR)
     bone = np.array([b for b, _, _ in found], np.int64)
     comp = np.array([i for _, i, _ in found], np.int64)
-    curve = np.repeat(np.arange(len(found)), n)
-    inside = (x >= lo) & (x <= lo + span - 1)
-    if np.any(x[inside] != np.round(x[inside])):
+    inside = np.flatnonzero((x >= lo) & (x <= lo + span - 1))
+    x_in, curve = x[inside], np.repeat(np.arange(len(found)), n)[inside]
+    if np.any(x_in != np.round(x_in)):
         return None
     # each bone's rows: its curves' key frames in the range and the range's ends; every frame without curves
-    key_code = bone[curve[inside]] * span + (x[inside] - lo).astype(np.int64)     # (bone, frame) as one number
+    key_code = bone[curve] * span + (x_in - lo).astype(np.int64)     # (bone, frame) as one number
     used = np.zeros((len(bones), span), bool)
     used.ravel()[key_code] = True
     used[bone, 0] = used[bone, -1] = True
@@ -165,15 +165,16 @@ def _pose_rows(ob, bones, curves: dict, prop: str, size: int, frames: np.ndarray
     row_bone = code // span
     at = lo + (code % span).astype(np.float64)
     cut = np.searchsorted(row_bone, np.arange(1, len(bones)))
-    v = rest[row_bone]
-    row_of = np.cumsum(used.ravel()) - 1
-    v[row_of[key_code], comp[curve[inside]]] = co[inside, 1]     # np.interp at a key: its value
     rows = np.bincount(row_bone, minlength=len(bones))
+    v = np.repeat(rest, rows, axis=0)
+    row_of = np.cumsum(used.ravel()) - 1
+    v.ravel()[row_of[key_code] * size + comp[curve]] = co[inside, 1]     # np.interp at a key: its value
     starts = np.r_[0, cut]
-    for c in np.flatnonzero(np.bincount(curve[inside], minlength=len(found)) != rows[bone]):
+    first = np.cumsum(n) - n
+    for c in np.flatnonzero(np.bincount(curve, minlength=len(found)) != rows[bone]):
         # a curve without a key on every row of its bone: sampled there (the rest)
         r = slice(starts[bone[c]], starts[bone[c]] + rows[bone[c]])
-        k = curve == c
+        k = slice(first[c], first[c] + n[c])
         v[r, comp[c]] = np.interp(at[r], x[k], co[k, 1].astype(np.float64))
     if not np.isfinite(v).all():
         return None
