@@ -92,7 +92,6 @@ def keyed(baked: Channel, curves: list) -> Channel:
     return out if close.all() else baked
 
 
-
 _POSE = (("location", 3), ("rotation_quaternion", 4), ("scale", 3))
 
 
@@ -132,8 +131,8 @@ def pose_keys(ob, target: int, frames: np.ndarray) -> list[Channel] | None:
 
 
 def _pose_rows(ob, bones, curves: dict, prop: str, size: int, frames: np.ndarray):
-    """((frames of every bone's keys one after another, where each bone's start), (R, size) values),
-    or None where pose_keys does not apply."""
+    """One property of every bone, the bones' rows one after another: ((the rows' frames, where each
+    bone's rows start), (rows, size) values); None where pose_keys does not apply."""
     lo, span = int(frames[0]), len(frames)
     found = [(b, i, fc) for b, pb in enumerate(bones) for i in range(size)
              if (fc := curves.get((f'pose.bones["{pb.name}"].{prop}', i))) is not None]
