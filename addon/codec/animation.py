@@ -81,6 +81,8 @@ def evaluate(ch: Channel, at) -> np.ndarray:
         return np.repeat(v[:1], len(at), 0)
     if len(f) == len(at) and np.array_equal(f, at):
         return v.copy()               # a baked channel read at its own frames: its keys
+    if ch.interpolation != "BEZIER" and (v == v[0]).all():
+        return np.repeat(v[:1], len(at), 0)     # one value held: exactly it, not a blend of it with itself
     k = np.clip(np.searchsorted(f, at, side="right") - 1, 0, len(f) - 2)
     if ch.interpolation == "CONSTANT":
         return v[np.clip(np.searchsorted(f, at, side="right") - 1, 0, len(f) - 1)]
