@@ -156,13 +156,12 @@ def _source_frames(line: Timeline, arm_node: int, bones: list[str]) -> list[np.n
         for name, chans in _bone_channels(anim, arm_node).items():
             if name not in found or found[name] is None:
                 continue
-            for c in chans.values():
-                f = np.asarray(c.frames, np.float64)
-                inside = f[(f >= frames[0]) & (f <= frames[-1])]
-                if np.any(inside != np.round(inside)):
-                    found[name] = None
-                    break
-                found[name].append((inside - frames[0] + first).astype(np.int64))
+            f = np.concatenate([np.asarray(c.frames, np.float64).reshape(-1) for c in chans.values()])
+            inside = f[(f >= frames[0]) & (f <= frames[-1])]
+            if np.any(inside != np.round(inside)):
+                found[name] = None
+                continue
+            found[name].append((inside - frames[0] + first).astype(np.int64))
     return [np.unique(np.concatenate(found[n])) if found[n] else np.zeros(0, np.int64) for n in bones]
 
 
