@@ -36,20 +36,18 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
         for take in todo:
             reset()
             animation_takes.play(take, objs, keyed)
-            if moves:
-                context.view_layer.update()      # matrices as this take leaves them, not the last one
-            _bake_take(context, scene, objs, o, take)
+            _bake_take(context, scene, objs, o, take, moves)
 
 
-def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
+def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take, moves: bool) -> None:
     action_sample.forget_keys()
     try:
-        _sample_take(context, scene, objs, o, take)
+        _sample_take(context, scene, objs, o, take, moves)
     finally:
         action_sample.forget_keys()
 
 
-def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
+def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take, moves: bool) -> None:
     frames = np.arange(int(round(take.start)), int(round(take.end)) + 1)
     if not len(frames):
         return
@@ -72,9 +70,12 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     stepped = (mesh_objs or not plain_keys or "EVALUATE" in sources.values()
                or any(action_sample.has_own_transform_motion(ob) for ob in objs))
     if stepped:
+        if moves:
+            context.view_layer.update()      # matrices as this take leaves them, not the last one
         _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_values, bool(mesh_objs))
     else:
-        # nothing but plain actions moves anything: read the curves, never step the scene
+        # nothing but plain actions moves anything: read the curves, never step the scene (nor
+        # evaluate it: what is read here is the curves and the values they leave alone)
         local[:] = [local_matrix(ob, _parent_in(ob, index), G) for ob in objs]
         for i, ob in arms:
             if sources[i] == "ACTION" and o.source_keys:
