@@ -36,20 +36,18 @@ def bake(context, scene: Scene, objs: list, o: CollectOptions) -> None:
         for take in todo:
             reset()
             animation_takes.play(take, objs, keyed)
-            if moves:
-                context.view_layer.update()      # matrices as this take leaves them, not the last one
-            _bake_take(context, scene, objs, o, take)
+            _bake_take(context, scene, objs, o, take, moves)
 
 
-def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
+def _bake_take(context, scene: Scene, objs: list, o: CollectOptions, take, moves: bool) -> None:
     action_sample.forget_keys()
     try:
-        _sample_take(context, scene, objs, o, take)
+        _sample_take(context, scene, objs, o, take, moves)
     finally:
         action_sample.forget_keys()
 
 
-def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> None:
+def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take, moves: bool) -> None:
     frames = np.arange(int(round(take.start)), int(round(take.end)) + 1)
     if not len(frames):
         return
@@ -67,15 +65,23 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
     sources = {i: action_sample.pose_source(ob) for i, ob in arms}
     plain_keys = all(action_sample.plain_keys(k) for _, k in keyed)
     sampled: dict[int, tuple] = {}      # armature -> its pose's curves sampled, not composed into matrices
+    from_keys: dict[int, list] = {}     # armature -> its pose's channels read from its keys (action_keys)
     stepped = (mesh_objs or not plain_keys or "EVALUATE" in sources.values()
                or any(action_sample.has_own_transform_motion(ob) for ob in objs))
     if stepped:
         local = np.empty((len(frames), len(objs), 4, 4))
+        if moves:
+            context.view_layer.update()      # matrices as this take leaves them, not the last one
         _step_frames(context, objs, frames, G, local, poses, verts, keyed, key_values, bool(mesh_objs))
     else:
-        # nothing but plain actions moves anything: read the curves, never step the scene (and no
-        # object moves: own transform motion makes it stepped)
+        # nothing but plain actions moves anything: read the curves, never step the scene nor evaluate
+        # it (what is read is the curves and the values they leave alone), and no object moves (own
+        # transform motion makes it stepped)
         for i, ob in arms:
+            if sources[i] == "ACTION" and o.source_keys:
+                from_keys[i] = action_keys.pose_keys(ob, i, frames)
+            if from_keys.get(i) is not None:
+                continue
             if sources[i] == "ACTION":
                 sampled[i] = action_sample.pose_trs(ob, frames.astype(np.float64))
             else:
@@ -94,6 +100,9 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
             continue
         _trs_channels(anim, f32, m, target=i, bone="")
     for i, ob in arms:
+        if from_keys.get(i) is not None:
+            anim.channels += from_keys[i]
+            continue
         trs = _pose_trs(poses[i], sampled.get(i))
         if trs is None:
             continue
@@ -124,7 +133,8 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take) -> 
         mesh.shape_keys += [ShapeKey(f"{take.name} {int(f)}", v) for f, v in zip(frames, stack)]
     if o.source_keys:
         curves: dict[int, dict] = {}
-        anim.channels = [_source_keys(c, objs, curves) for c in anim.channels]
+        done = {id(c) for chans in from_keys.values() if chans for c in chans}
+        anim.channels = [c if id(c) in done else _source_keys(c, objs, curves) for c in anim.channels]
     if anim.channels or mesh_objs or take.source != "SCENE":
         scene.animations.append(anim)
 

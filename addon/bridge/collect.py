@@ -304,6 +304,7 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
     sc = context.scene
     index = {ob.as_pointer(): i for i, ob in enumerate(objs)}
     G = matrix_array(o.global_matrix)
+    _report_geometry(context, c.scene, objs)        # first: reading weights below leaves the depsgraph to update
     for ob in objs:
         node = Node(name=str(ob.get("source_name", ob.name)), kind="MESH" if ob.type in CONVERTED else
                     ob.type if ob.type in ("MESH", "CAMERA", "LIGHT", "ARMATURE") else "EMPTY")
@@ -335,7 +336,6 @@ def collect_scene(context, o: CollectOptions = CollectOptions()) -> Scene:
             node.target = index[track.target.as_pointer()]
             node.target_up = bool(getattr(track, "use_target_z", False))
         c.scene.nodes.append(node)
-    _report_geometry(context, c.scene, objs)
     sc = context.scene
     c.scene.world = collect_world(sc.world, c.image_index)
     c.scene.frame_start, c.scene.frame_end = sc.frame_start, sc.frame_end

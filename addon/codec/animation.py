@@ -81,6 +81,8 @@ def evaluate(ch: Channel, at) -> np.ndarray:
         return np.repeat(v[:1], len(at), 0)
     if len(f) == len(at) and np.array_equal(f, at):
         return v.copy()               # a baked channel read at its own frames: its keys
+    if ch.interpolation != "BEZIER" and (v == v[0]).all():
+        return np.repeat(v[:1], len(at), 0)     # one value held: exactly it, not a blend of it with itself
     k = np.clip(np.searchsorted(f, at, side="right") - 1, 0, len(f) - 2)
     if ch.interpolation == "CONSTANT":
         return v[np.clip(np.searchsorted(f, at, side="right") - 1, 0, len(f) - 1)]
@@ -121,7 +123,8 @@ def channel_map(anim: Animation | None, target: int, bone: str = "") -> dict[str
 
 def trs(channels: dict[str, Channel], at, rest: np.ndarray | None = None):
     """(loc (T, 3), unit quat (T, 4), scale (T, 3)) from a node's or bone's channels; what they do not
-    animate comes from `rest` (a 4x4; identity for pose bones)."""
+    animate comes from `rest` (a 4x4; identity for pose bones). The quaternions keep each frame's own
+    sign: axes.compose, which their users hand them to, gives q and -q the same matrix."""
     at = np.atleast_1d(np.asarray(at, np.float64))
     t0, q0, s0 = (np.zeros(3), np.array([1.0, 0.0, 0.0, 0.0]), np.ones(3)) if rest is None else axes.decompose(rest)
     loc = evaluate(channels["location"], at) if "location" in channels else np.tile(t0, (len(at), 1))
@@ -132,7 +135,7 @@ def trs(channels: dict[str, Channel], at, rest: np.ndarray | None = None):
     else:
         rot = np.tile(q0, (len(at), 1))
     scale = evaluate(channels["scale"], at) if "scale" in channels else np.tile(s0, (len(at), 1))
-    return loc, continuous(rot), scale
+    return loc, rot, scale
 
 
 def moves(anim: Animation | None, target: int, bone: str = "") -> bool:

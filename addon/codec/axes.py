@@ -194,8 +194,11 @@ def decompose(m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m = np.asarray(m, np.float64)
     t = m[..., :3, 3].copy()
     cols = m[..., :3, :3]
-    s = np.linalg.norm(cols, axis=-2)
-    det = np.linalg.det(cols)
+    x, y, z = cols[..., 0], cols[..., 1], cols[..., 2]      # the columns
+    s = np.sqrt(np.stack([x[..., 0] * x[..., 0] + x[..., 1] * x[..., 1] + x[..., 2] * x[..., 2],
+                          y[..., 0] * y[..., 0] + y[..., 1] * y[..., 1] + y[..., 2] * y[..., 2],
+                          z[..., 0] * z[..., 0] + z[..., 1] * z[..., 1] + z[..., 2] * z[..., 2]], -1))
+    det = np.sum(x * np.cross(y, z), -1)            # its sign only: a mirror
     s[..., 0] *= np.where(det < 0, -1.0, 1.0)
     r = cols / np.where(s == 0, 1.0, s)[..., None, :]
     return t, matrix_to_quat(r), s

@@ -80,6 +80,38 @@ def test_collected_bone_channels_follow_the_action(clean, lgf):
     np.testing.assert_allclose(evaluate(loc, np.arange(11))[:, 2], np.arange(11) * 0.5, atol=1e-6)
 
 
+def test_plain_linear_bone_keys_are_read_as_sampling_every_frame_gives(clean, lgf, monkeypatch):
+    """Bones keyed plainly (LINEAR on whole frames) are read straight from their keys: the very
+    channels that sampling every frame, then keeping the keys that replay it, gives."""
+    keys = __import__(f"{lgf.__name__}.bridge.action_keys", fromlist=["x"])
+    ob = _rig(clean)
+    for pb in ob.pose.bones:
+        pb.rotation_mode = "QUATERNION"
+    _key(ob, "b0", "rotation_quaternion", [(0, (-0.8, 0.6, 0, 0)), (6, (-0.6, 0.8, 0, 0)), (12, (0, 1, 0, 0))],
+         "LINEAR")                                                 # w < 0 first: the frames' sign is w >= 0
+    _key(ob, "b0", "location", [(2, (0, 0, 0)), (7, (1, 2, 3))], "LINEAR")
+    _key(ob, "b1", "scale", [(-5, (1, 1, 1)), (20, (2, 2, 2))], "LINEAR")      # cut at the range's ends
+    clean.scene.frame_start, clean.scene.frame_end = 0, 12
+    read = []
+    monkeypatch.setattr(keys, "pose_keys", lambda *a, f=keys.pose_keys: read.append(f(*a)) or read[-1])
+    direct = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions()).animations[0].channels
+    assert read and read[0] is not None
+    monkeypatch.setattr(keys, "pose_keys", lambda *a: None)
+    sampled = lgf.bridge.collect_scene(clean, lgf.bridge.CollectOptions()).animations[0].channels
+    assert [(c.bone, c.path) for c in direct] == [(c.bone, c.path) for c in sampled]
+    for a, b in zip(direct, sampled):
+        assert a.interpolation == b.interpolation and a.frames.dtype == b.frames.dtype == np.float32
+        np.testing.assert_array_equal(a.frames, b.frames, err_msg=f"{a.bone} {a.path}")
+        np.testing.assert_array_equal(a.values, b.values, err_msg=f"{a.bone} {a.path}")
+    got = {(c.bone, c.path): c for c in direct}
+    assert list(got["b0", "location"].frames) == [0, 2, 7, 12]
+    assert list(got["b0", "rotation_quaternion"].frames) == [0, 6, 12]
+    np.testing.assert_allclose(got["b0", "rotation_quaternion"].values,
+                               [[0.8, -0.6, 0, 0], [0.6, -0.8, 0, 0], [0, -1, 0, 0]], atol=1e-7)
+    np.testing.assert_allclose(got["b1", "scale"].values[:, 0], [1 + 5 / 25, 1 + 17 / 25], atol=1e-7)
+    assert list(got["b2", "location"].frames) == list(range(13))      # no curves: every frame, as sampled
+
+
 @pytest.mark.parametrize("held", [(0, 0, 0), (0, 0, 1e-9), (0.3, 0, 0)])
 def test_an_action_that_holds_the_rest_pose_gives_no_bone_channels(clean, lgf, held):
     """The bake reads curves without composing matrices; rest (identity to 1e-7) still means no channels."""

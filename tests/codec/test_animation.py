@@ -24,6 +24,12 @@ def test_constant_linear_and_held_ends():
     np.testing.assert_allclose(evaluate(ch, [0, 2, 5.9, 6, 9])[:, 0], [0, 0, 0, 4, 4])
 
 
+def test_a_held_value_is_exactly_itself_between_its_keys():
+    # 0.3 * 0.9 + 0.3 * 0.1 is 0.30000000000000004: a blend of a value with itself is not always it
+    ch = Channel(0, "location", np.array([0.0, 10.0]), np.full((2, 3), 0.3))
+    assert evaluate(ch, [1.0, 5.0, 10.0]).tolist() == [[0.3] * 3] * 3
+
+
 def test_bezier_with_handles_at_thirds_is_the_straight_line_and_auto_handles_flatten_extremes():
     f, v = np.array([0.0, 9.0]), np.array([[0.0], [9.0]])
     h = np.array([[[[-3, -3], [3, 3]]], [[[6, 6], [12, 12]]]], np.float64)        # (N, D, side, xy)

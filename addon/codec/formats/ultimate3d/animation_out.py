@@ -156,13 +156,12 @@ def _source_frames(line: Timeline, arm_node: int, bones: list[str]) -> list[np.n
         for name, chans in _bone_channels(anim, arm_node).items():
             if name not in found or found[name] is None:
                 continue
-            for c in chans.values():
-                f = np.asarray(c.frames, np.float64)
-                inside = f[(f >= frames[0]) & (f <= frames[-1])]
-                if np.any(inside != np.round(inside)):
-                    found[name] = None
-                    break
-                found[name].append((inside - frames[0] + first).astype(np.int64))
+            f = np.concatenate([np.asarray(c.frames, np.float64).reshape(-1) for c in chans.values()])
+            inside = f[(f >= frames[0]) & (f <= frames[-1])]
+            if np.any(inside != np.round(inside)):
+                found[name] = None
+                continue
+            found[name].append((inside - frames[0] + first).astype(np.int64))
     return [np.unique(np.concatenate(found[n])) if found[n] else np.zeros(0, np.int64) for n in bones]
 
 
@@ -185,15 +184,15 @@ def _keys(dtype, values: np.ndarray, sources: list[np.ndarray], rotation: bool =
                                            tolerance[check])))
     thin = [b for b, src in enumerate(sources) if not still[b] and 1 < len(src) <= n_frames
             and (len(src) == n_frames or replays[b])]
-    between = dict(zip(thin, _between_all([sources[b] for b in thin], values[:, thin], rotation)))
+    between = _between_all([sources[b] for b in thin], values[:, thin], rotation)
+    kept = _thin_all({b: (sources[b], e) for b, e in zip(thin, between)}, values, rotation, tolerance)
     out = []
     for b, src in enumerate(sources):
         f, v = frames, values[:, b]
         if still[b]:
             f, v = f[:1], v[:1]         # constant: one key says it all
-        elif b in between:
-            keep = _thin(src, v, rotation, float(tolerance[b]), between[b])
-            f, v = f[keep], v[keep]
+        elif b in kept:
+            f, v = f[kept[b]], v[kept[b]]
         keys = np.zeros(len(f), dtype)
         keys["frame"], keys["value"] = f, v
         out.append(keys)
@@ -221,14 +220,23 @@ def _replays_all(sources: list[np.ndarray], values: np.ndarray, rotation: bool, 
     return _close(replay, per_bone, tolerance[:, None, None], axis=(1, 2))
 
 
-def _span_replays(values: np.ndarray, a: int, b: int, rotation: bool, tolerance: float) -> bool:
-    """Does U3D's interpolation between the keys at frames a < b give every frame between?"""
-    want = values[a:b + 1]
-    v = _unit_keys(values[[a, b]].astype(np.float64), rotation)
-    replay = _interpolate(np.arange(a, b + 1, dtype=np.float64)[:, None], float(a), float(b), v[:1], v[1:], rotation)
+def _spans_replay(values: np.ndarray, spans: list[tuple[int, int, int]], rotation: bool,
+                  tolerance: np.ndarray) -> np.ndarray:
+    """For each (bone, a, b) with a < b: does U3D's interpolation between the bone's keys at frames a
+    and b give every frame between? (T, B, D) values; all the spans in one pass, row by row."""
+    bone, a, b = (np.array(x, np.int64) for x in zip(*spans))
+    count = b - a + 1
+    first = np.cumsum(count) - count
+    row = np.repeat(np.arange(len(spans)), count)
+    frame = a[row] + np.arange(len(row)) - first[row]
+    want = values[frame, bone[row]]
+    v0 = _unit_keys(values[a, bone].astype(np.float64), rotation)[row]
+    v1 = _unit_keys(values[b, bone].astype(np.float64), rotation)[row]
+    replay = _interpolate(frame.astype(np.float64)[:, None], a[row, None].astype(np.float64),
+                          b[row, None].astype(np.float64), v0, v1, rotation)
     if rotation:
         replay *= np.where(np.sum(replay * want, 1, keepdims=True) < 0, -1.0, 1.0)
-    return _close(replay, want, tolerance)
+    return np.logical_and.reduceat(_close(replay, want, tolerance[bone[row], None], axis=1), first)
 
 
 def _close(replay: np.ndarray, want: np.ndarray, tolerance, axis=None):
@@ -300,22 +308,40 @@ def _between_all(sources: list[np.ndarray], values: np.ndarray, rotation: bool) 
     return [errors[p:p + len(s) - 2] if len(s) > 2 else np.zeros(0) for p, s in zip(starts, sources)]
 
 
-def _thin(keep: np.ndarray, values: np.ndarray, rotation: bool, tolerance: float, between: np.ndarray) -> np.ndarray:
+def _thin_all(jobs: dict[int, tuple[np.ndarray, np.ndarray]], values: np.ndarray, rotation: bool,
+              tolerance: np.ndarray) -> dict[int, np.ndarray]:
+    """bone -> the keys kept of its (source frames, _between of them): _walk for every bone at once,
+    the spans each walk asks about tested together (_spans_replay) round after round."""
+    done, walks = {}, {}
+    for b, (keep, between) in jobs.items():
+        keep = np.asarray(keep, np.int64)
+        walk = _walk(keep, np.r_[False, between <= tolerance[b], False])
+        try:
+            walks[b] = (walk, keep, next(walk))
+        except StopIteration as end:
+            done[b] = end.value
+    while walks:
+        answers = _spans_replay(values, [(b, keep[i], keep[j]) for b, (_, keep, (i, j)) in walks.items()],
+                                rotation, tolerance)
+        for (b, (walk, keep, _)), ok in zip(list(walks.items()), answers):
+            try:
+                walks[b] = (walk, keep, walk.send(bool(ok)))
+            except StopIteration as end:
+                done[b] = end.value
+                del walks[b]
+    return done
+
+
+def _walk(keep: np.ndarray, maybe: np.ndarray):
     """Drop the keys that interpolation between the kept ones replays (e.g. the in-betweens an import
-    added where Blender's linear quaternions would leave the file's slerp). From each kept key, the
-    farthest next key that replays everything between is found by galloping; a key its two
-    neighbours do not replay (`between`: _between of the keys) is kept without a test, so curved
-    motion costs one vectorised pass."""
-    keep = np.asarray(keep, np.int64)
+    added where Blender's linear quaternions would leave the file's slerp). From each kept key i, the
+    farthest next key j whose span replays everything between is found by galloping, asking (yield
+    (i, j)) whether it does; a key its two neighbours do not replay (not `maybe`) is kept without a
+    question, so curved motion costs one vectorised pass. Returns the kept keys."""
     if len(keep) < 3:
         return keep
-    maybe = np.r_[False, between <= tolerance, False]
     tested = np.flatnonzero(maybe)
     out, i, last = [0], 0, len(keep) - 1
-
-    def ok(j: int) -> bool:
-        return _span_replays(values, int(keep[i]), int(keep[j]), rotation, tolerance)
-
     while i < last:
         # up to the next key worth a test, each next key is kept as it is
         nxt = tested[np.searchsorted(tested, i + 1)] if len(tested) and tested[-1] > i else last + 1
@@ -324,12 +350,12 @@ def _thin(keep: np.ndarray, values: np.ndarray, rotation: bool, tolerance: float
             i = min(nxt, last + 1) - 1
             continue
         good, step = i + 1, 1                   # the next key: replayed (the whole set replays)
-        while maybe[good] and good + step <= last and ok(good + step):
+        while maybe[good] and good + step <= last and (yield i, good + step):
             good, step = good + step, step * 2
         bad = min(good + step, last + 1)
         while maybe[good] and bad - good > 1:   # the farthest good one below the first bad one
             mid = (good + bad) // 2
-            good, bad = (mid, bad) if ok(mid) else (good, mid)
+            good, bad = (mid, bad) if (yield i, mid) else (good, mid)
         out.append(good)
         i = good
     return keep[out]

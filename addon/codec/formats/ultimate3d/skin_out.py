@@ -16,13 +16,13 @@ from .weights import sum_repeated
 MAX_INFLUENCES = 4
 
 
-def _influences(sm, vd, bone: int) -> tuple[np.ndarray, np.ndarray]:
+def _influences(sm, bone: int) -> tuple[np.ndarray, np.ndarray]:
+    """(V, K) joints and weights of each Scene vertex."""
     if sm.skin is None:
-        n = len(vd.source_vertex)
+        n = len(sm.positions)
         return np.full((n, 1), bone, np.int64), np.ones((n, 1), np.float64)
-    j = np.asarray(sm.skin.joints, np.int64)[vd.source_vertex]
-    w = np.asarray(sm.skin.weights, np.float64)[vd.source_vertex]
-    return j, np.where(j >= 0, w, 0.0)
+    j = np.asarray(sm.skin.joints, np.int64)
+    return j, np.where(j >= 0, np.asarray(sm.skin.weights, np.float64), 0.0)
 
 
 def merge_skinned(parts, layout, v1: bool, warnings: Warnings, material_index) -> tuple[Mesh, int]:
@@ -31,14 +31,14 @@ def merge_skinned(parts, layout, v1: bool, warnings: Warnings, material_index) -
         raise UnsupportedFeature("the skinned model has no mesh left to export")
     if len(parts) > 1:
         warnings.warn(f"{len(parts)} objects merged into the one mesh a skinned .u3d model allows")
-    pos, nrm, tris, mats, joints, weights = [], [], [], [], [], []
+    pos, nrm, tris, mats, joints, weights, sources = [], [], [], [], [], [], []
     sets = [[] for _ in layout]
-    offset = 0
+    offset = base = 0
     first = parts[0][1].extras
     ns = float(first.get("u3d_normal_scalar", 1.0))      # one mesh, one NormalScalar: the first part's
     for name, sm, matrix, bone in parts:
         vd = mesh_vertices(sm, matrix, ns, layout, v1)
-        j, w = _influences(sm, vd, bone)
+        j, w = _influences(sm, bone)
         pos.append(vd.positions)
         nrm.append(vd.normals)
         for i, tc in enumerate(vd.texcoords):
@@ -48,7 +48,11 @@ def merge_skinned(parts, layout, v1: bool, warnings: Warnings, material_index) -
         mats.append(material_index(sm, vd.triangle_face))
         joints.append(j)
         weights.append(w)
+        sources.append(vd.source_vertex + base)
         offset += len(vd.positions)
+        base += len(j)
+    # per Scene vertex (a split vertex has its source's influences): every Scene vertex has a place
+    # in the mesh (mesh_vertices), so what holds for all of them holds for the mesh's vertices
     k = max(w.shape[1] for w in weights)
     joints = np.concatenate([np.pad(j, ((0, 0), (0, k - j.shape[1])), constant_values=0) for j in joints])
     weights = np.concatenate([np.pad(w, ((0, 0), (0, k - w.shape[1]))) for w in weights])
@@ -70,11 +74,12 @@ def merge_skinned(parts, layout, v1: bool, warnings: Warnings, material_index) -
     w_store = np.zeros((len(weights), nsw), "<f4")
     cols = min(nsw, weights.shape[1])
     w_store[:, :cols] = weights[:, :cols]
+    source = np.concatenate(sources)
     mesh = Mesh(name=parts[0][0], normal_scalar=ns, valid_tangent_frames=int(first.get("u3d_valid_tangent_frames", 0)),
                 extra=bytes.fromhex(str(first.get("u3d_extra", ""))),
                 positions=np.concatenate(pos), normals=np.concatenate(nrm),
                 texcoords=[np.concatenate(s) if s else None for s in sets],
-                skin_weights=w_store, bone_indices=idx)
+                skin_weights=w_store[source], bone_indices=idx[source])
     t = np.concatenate(tris)
     mesh.n_triangle, mesh.triangles, mesh.triangle_material = len(t), t.astype("<u4"), np.concatenate(mats)
     return mesh, nsw
