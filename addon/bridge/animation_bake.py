@@ -78,9 +78,9 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take, mov
         # it (what is read is the curves and the values they leave alone), and no object moves (own
         # transform motion makes it stepped)
         for i, ob in arms:
-            if sources[i] == "ACTION" and o.source_keys:
-                from_keys[i] = action_keys.pose_keys(ob, i, frames)
-            if from_keys.get(i) is not None:
+            keys = action_keys.pose_keys(ob, i, frames) if sources[i] == "ACTION" and o.source_keys else None
+            if keys is not None:
+                from_keys[i] = keys
                 continue
             if sources[i] == "ACTION":
                 sampled[i] = action_sample.pose_trs(ob, frames.astype(np.float64))
@@ -100,7 +100,7 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take, mov
             continue
         _trs_channels(anim, f32, m, target=i, bone="")
     for i, ob in arms:
-        if from_keys.get(i) is not None:
+        if i in from_keys:
             anim.channels += from_keys[i]
             continue
         trs = _pose_trs(poses[i], sampled.get(i))
@@ -133,7 +133,7 @@ def _sample_take(context, scene: Scene, objs: list, o: CollectOptions, take, mov
         mesh.shape_keys += [ShapeKey(f"{take.name} {int(f)}", v) for f, v in zip(frames, stack)]
     if o.source_keys:
         curves: dict[int, dict] = {}
-        done = {id(c) for chans in from_keys.values() if chans for c in chans}
+        done = {id(c) for chans in from_keys.values() for c in chans}
         anim.channels = [c if id(c) in done else _source_keys(c, objs, curves) for c in anim.channels]
     if anim.channels or mesh_objs or take.source != "SCENE":
         scene.animations.append(anim)

@@ -215,7 +215,10 @@ def inverse_or_identity(m, warnings=None, what: str = "") -> np.ndarray:
     out = np.tile(np.eye(n), (len(flat), 1, 1))
     with np.errstate(all="ignore"):
         ok = np.isfinite(flat).all(axis=(-2, -1))
-        plain = ok & (n == 3) if n != 4 else ok & (flat[:, 3] == (0.0, 0.0, 0.0, 1.0)).all(-1)
+        if n == 4:
+            plain = ok & (flat[:, 3] == (0.0, 0.0, 0.0, 1.0)).all(-1)       # affine
+        else:
+            plain = ok.copy() if n == 3 else np.zeros_like(ok)
         a = flat[plain, :3, :3]
         adj = np.stack([_cross3(a[..., 1], a[..., 2]), _cross3(a[..., 2], a[..., 0]),
                         _cross3(a[..., 0], a[..., 1])], -2)           # rows: the adjugate
