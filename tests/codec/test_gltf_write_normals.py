@@ -1,6 +1,7 @@
 """Scene -> glTF normals where the Scene has none of its own: smoothing groups (a .3ds read for Blender's own
-smoothing) smooth across every corner at the same point, UV seams and split vertices included; a mesh without
-groups, sharp edges or flat faces smooths per vertex. Expected normals are summed here, face by face."""
+smoothing) smooth across every corner of a vertex, UV seams included, and stop where the mesh is cut (two
+vertices at one point), as Blender shades the same mesh; a mesh without groups, sharp edges or flat faces
+smooths per vertex. Expected normals are summed here, face by face."""
 from __future__ import annotations
 
 import numpy as np
@@ -69,35 +70,43 @@ def unit(n: np.ndarray) -> np.ndarray:
     return n / np.linalg.norm(n)
 
 
+def cut_twins(mesh: Mesh) -> np.ndarray:
+    """The two vertices of one point of the cut."""
+    twins = np.flatnonzero((mesh.positions[:, 0] == 2) & (mesh.positions[:, 1] == 1))
+    assert len(twins) == 2
+    return twins
+
+
 @pytest.mark.parametrize("groups", [[1], [1, 3], [5, 4]], ids=["one group", "masks 1 and 3", "masks 5 and 4"])
-def test_smoothing_groups_smooth_across_uv_seams_and_split_vertices(groups, tmp_path):
+def test_smoothing_groups_smooth_across_uv_seams_not_across_a_cut(groups, tmp_path):
     """Every face smooths with every other where masks share a bit (one group: the fast path; masks 1 and 3, or
-    5 and 4, alternating: the corner path): each glTF vertex has the normal of its point, summed over all faces
-    at the point (both vertices of the cut included), and there is one glTF vertex per (vertex, UV) pair."""
+    5 and 4, alternating: the corner path): each glTF vertex has the normal of its Scene vertex, summed over the
+    faces there; the two vertices of the cut keep their own sides' normals (the edge between them is open in
+    Blender too), and there is one glTF vertex per (vertex, UV) pair."""
     mesh = cut_grid()
     mesh.smoothing = np.resize(np.asarray(groups, np.uint32), len(mesh.faces))
-    at = {k: tuple(p) for k, p in enumerate(mesh.positions[mesh.corners])}       # the point of each corner
-    sums = face_sums(mesh, lambda c: at[c])
+    sums = face_sums(mesh, lambda c: int(mesh.corners[c]))
     idx, normals, positions = written(mesh, tmp_path)
     pairs = {(int(mesh.corners[c]),) + tuple(mesh.uv_layers["UVMap"][c]) for c in range(len(mesh.corners))}
-    assert len(normals) == len(pairs) > len(mesh.positions)        # split at the UV seam, not at the cut
+    assert len(normals) == len(pairs) > len(mesh.positions)        # split at the UV seam
     for c, vertex in enumerate(idx):
-        want = to_gltf_axes(unit(sums[at[c]]))
+        want = to_gltf_axes(unit(sums[int(mesh.corners[c])]))
         np.testing.assert_allclose(normals[vertex], want, atol=1e-5, err_msg=f"corner {c}")
+    a, b = (normals[idx[list(mesh.corners).index(t)]] for t in cut_twins(mesh))
+    assert not np.allclose(a, b, atol=1e-3)
 
 
 def test_flat_faces_keep_their_own_normal_beside_smooth_ones(tmp_path):
-    """Faces in group 0 are flat: their corners have the face's normal, and the smooth corners at the same point
+    """Faces in group 0 are flat: their corners have the face's normal, and the smooth corners of the same vertex
     sum the smooth faces alone."""
     mesh = cut_grid()
     flat = np.zeros(len(mesh.faces), bool)
     flat[[0, 5, 6, 17]] = True
     mesh.smoothing = np.where(flat, 0, 1).astype(np.uint32)
-    at = {k: tuple(p) for k, p in enumerate(mesh.positions[mesh.corners])}
-    smooth = face_sums(mesh, lambda c: at[c] if not flat[c // 3] else ("flat", c // 3))
+    smooth = face_sums(mesh, lambda c: int(mesh.corners[c]) if not flat[c // 3] else ("flat", c // 3))
     idx, normals, _ = written(mesh, tmp_path)
     for c, vertex in enumerate(idx):
-        want = to_gltf_axes(unit(smooth[("flat", c // 3) if flat[c // 3] else at[c]]))
+        want = to_gltf_axes(unit(smooth[("flat", c // 3) if flat[c // 3] else int(mesh.corners[c])]))
         np.testing.assert_allclose(normals[vertex], want, atol=1e-5, err_msg=f"corner {c}")
 
 
@@ -109,8 +118,8 @@ def test_a_mesh_without_groups_smooths_each_vertex_apart(tmp_path):
     idx, normals, _ = written(mesh, tmp_path)
     for c, vertex in enumerate(idx):
         np.testing.assert_allclose(normals[vertex], to_gltf_axes(unit(sums[int(mesh.corners[c])])), atol=1e-5)
-    twins = np.flatnonzero((mesh.positions[:, 0] == 2) & (mesh.positions[:, 1] == 1))     # one point of the cut
-    assert len(twins) == 2 and not np.allclose(unit(sums[int(twins[0])]), unit(sums[int(twins[1])]), atol=1e-3)
+    twins = cut_twins(mesh)
+    assert not np.allclose(unit(sums[int(twins[0])]), unit(sums[int(twins[1])]), atol=1e-3)
 
 
 def test_a_3ds_read_for_native_smoothing_writes_the_normals_its_exact_read_has(tmp_path):

@@ -88,6 +88,21 @@ def test_face_normals_are_twice_the_area_along_the_winding():
     assert fn.tolist() == [[0, 0, 6], [0, 0, -6], [0, 0, 0]]      # a degenerate face: zero
 
 
+@pytest.mark.parametrize("groups", [[1], [1, 3]], ids=["one group", "masks sharing a bit"])
+def test_smoothing_of_a_scene_mesh_stops_at_a_cut_and_of_file_vertices_joins_one_point(groups):
+    """Two quads folded along a cut (two vertices per point of the fold): smoothing a Scene mesh (welded: as
+    Blender shades it, and as the glTF writer takes it) keeps each side's normal there; smoothing a file's own
+    vertices (a .3ds cut open at its UV seams) joins the vertices at one point."""
+    pos = np.float32([[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 1, 0], [1, 0, 0], [1, 1, 0], [2, 0, 1], [2, 1, 1]])
+    tris = np.array([[0, 2, 3], [0, 3, 1], [4, 6, 7], [4, 7, 5]])
+    m = Mesh.from_triangles("fold", pos, tris)
+    m.smoothing = np.resize(np.uint32(groups), 4)
+    cut = meshops.smooth_normals(pos, tris, m.smoothing, welded=True).reshape(4, 3, 3)
+    assert np.allclose(cut[0, 1], [0, 0, 1]) and np.allclose(cut[2, 0], [-np.sqrt(0.5), 0, np.sqrt(0.5)], atol=1e-6)
+    joined = meshops.smooth_normals(pos, tris, m.smoothing).reshape(4, 3, 3)
+    assert np.allclose(joined[0, 1], joined[2, 0]) and not np.allclose(joined[0, 1], [0, 0, 1], atol=1e-3)
+
+
 def test_vertex_normals_sum_area_weighted_faces_and_leave_unused_and_nan_vertices_apart():
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 2], [5, 5, 5], [np.nan, 0, 0]], np.float32)
     tris = np.array([[0, 1, 2], [0, 3, 1], [1, 5, 2]])

@@ -1,5 +1,6 @@
 """parallel.map_two: the same results, in order, as a loop; the loop's first exception."""
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -117,3 +118,36 @@ def test_work_in_blocks_on_two_threads_gives_the_whole_array_result(monkeypatch,
                         or real(fn, items, threaded))
     np.testing.assert_array_equal(run(), whole)
     assert len(handed) == 1 and handed[0][0] > 2 and handed[0][1]      # several blocks, shared by two threads
+
+
+def test_a_begun_map_starts_on_the_worker_at_once_and_hands_results_out_in_order():
+    started, calls = threading.Event(), []
+
+    def fn(x):
+        calls.append((x, threading.get_ident()))
+        started.set()
+        return x * 10
+    begun = parallel.begin_two(fn, list(range(8)))
+    assert started.wait(5)                        # the worker took an item before anyone asked for results
+    assert calls[0][1] != threading.get_ident()
+    out = []
+    for r in begun.in_order():
+        out.append(r)
+        assert parallel.map_two(lambda y: y + 1, [1, 2, 3]) == [2, 3, 4]     # meanwhile: runs as a loop, no wait
+    assert out == [x * 10 for x in range(8)]
+
+
+def test_a_begun_map_left_early_stops_the_worker_before_it_returns():
+    calls = []
+
+    def fn(x):
+        calls.append(x)
+        time.sleep(0.002)
+        return x
+    begun = parallel.begin_two(fn, list(range(200)))
+    results = begun.in_order()
+    assert next(results) == 0
+    results.close()                               # the consumer stops: the worker takes no further item
+    seen = len(calls)
+    time.sleep(0.05)
+    assert seen < 50 and len(calls) == seen

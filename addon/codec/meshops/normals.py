@@ -20,6 +20,21 @@ def face_normals(positions: np.ndarray, tris: np.ndarray) -> np.ndarray:
     return cross(u, v)
 
 
+def face_normal_rows(positions: np.ndarray, corner_rows: np.ndarray) -> np.ndarray:
+    """face_normals as (3, F) x, y and z rows, of triangles given as their corners' vertices in three
+    rows (3, F): single floats gathered and crossed as contiguous rows, about twice as fast as (F, 3)
+    columns, and the same values."""
+    p = np.ascontiguousarray(np.asarray(positions, np.float32).T)
+    a = [np.take(p[k], corner_rows[0]) for k in range(3)]
+    u = [np.take(p[k], corner_rows[1]) - a[k] for k in range(3)]
+    v = [np.take(p[k], corner_rows[2]) - a[k] for k in range(3)]
+    out = np.empty((3, corner_rows.shape[1]), np.float32)
+    for k in range(3):
+        i, j = (k + 1) % 3, (k + 2) % 3
+        np.subtract(u[i] * v[j], u[j] * v[i], out=out[k])
+    return out
+
+
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cross product of (N, 3) arrays (np.cross is slow on long arrays)."""
     out = np.empty(np.broadcast_shapes(a.shape, b.shape), np.result_type(a, b))

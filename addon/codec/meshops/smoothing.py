@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .normals import face_normals, unit as _unit
+from .normals import face_normal_rows, face_normals, unit as _unit
 from .welding import weld_ids
 from ..parallel import PARALLEL_CORNERS, map_two
 
@@ -24,33 +24,43 @@ def _sum_rows(index: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray | None:
+def one_group_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray, welded: bool = False
+                      ) -> np.ndarray | None:
     """(3, V) float32 normal of each vertex, as x, y and z rows, when every face has the same nonzero mask
     (the usual smooth model): then a corner's normal is its point's, whichever face it is of, and
-    smooth_normals gives these at the corners. None when some face is flat or the masks differ."""
+    smooth_normals gives these at the corners. None when some face is flat or the masks differ.
+    welded: see smooth_normals."""
     groups = np.asarray(groups)
     if not len(tris) or not groups[0] or (groups != groups[0]).any():
         return None
-    point = weld_ids(positions).astype(np.intp)
-    # each face's normal into its three corners' points: a corner column at a time, contiguous, so that
-    # nothing is repeated per corner (float64 sums of a few float32 values: exact, in any order); x, y and z
-    # apart, as rows (numpy's arithmetic on a column of (N, 3) is several times slower)
-    at = np.take(point, np.asarray(tris).T).reshape(-1)
-    fn = face_normals(positions, tris).T.astype(np.float64)
-    sums = np.empty((3, int(point.max()) + 1), np.float32)
+    rows = np.ascontiguousarray(np.asarray(tris, np.intp).T)       # (3, F): each corner's vertex
+    point = None if welded else weld_ids(positions).astype(np.intp)
+    at = rows if point is None else np.take(point, rows)
+    n = len(positions) if point is None else int(point.max()) + 1
+    # each face's normal into its three corners' points, a corner row at a time (float64 sums of a few
+    # float32 values: exact, in any order); x, y and z apart, as rows (numpy's arithmetic on a column of
+    # (N, 3) is several times slower)
+    fn = face_normal_rows(positions, rows).astype(np.float64)
+    sums = np.empty((3, n), np.float32)
     for k in range(3):
-        sums[k] = np.bincount(at, np.tile(fn[k], 3), sums.shape[1])
+        total = np.bincount(at[0], fn[k], n)
+        total += np.bincount(at[1], fn[k], n)
+        total += np.bincount(at[2], fn[k], n)
+        sums[k] = total
     length = sums[0] * sums[0]                # unit(): the same sum, in the same order
     length += sums[1] * sums[1]
     length += sums[2] * sums[2]
     np.sqrt(length, out=length)
     sums /= np.where(length > 0, length, np.float32(1.0))
-    return np.take(sums, point, axis=1)
+    return sums if point is None else np.take(sums, point, axis=1)
 
 
-def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) -> np.ndarray:
-    """(F*3, 3) float32 corner normals for triangles `tris` with u32 group masks."""
-    by_vertex = one_group_normals(positions, tris, groups)
+def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray, welded: bool = False
+                   ) -> np.ndarray:
+    """(F*3, 3) float32 corner normals for triangles `tris` with u32 group masks. welded: faces meet where
+    they share a vertex (a Scene mesh, whose vertices are its points: as Blender shades it); otherwise
+    vertices at the same position are one point (a file's own vertices, cut open at UV seams)."""
+    by_vertex = one_group_normals(positions, tris, groups, welded)
     if by_vertex is not None:
         return np.take(np.ascontiguousarray(by_vertex.T), tris.ravel(), axis=0)
     f = len(tris)
@@ -61,7 +71,7 @@ def smooth_normals(positions: np.ndarray, tris: np.ndarray, groups: np.ndarray) 
     smooth_face = groups != 0
     every = bool(smooth_face.all())
     sel = slice(None) if every else np.flatnonzero(smooth_face)
-    point = np.take(weld_ids(positions), tris[sel]).ravel()      # welded point per smooth corner
+    point = np.asarray(tris[sel], np.int64).ravel() if welded else np.take(weld_ids(positions), tris[sel]).ravel()
     masks, mask_of_face = np.unique(groups[sel], return_inverse=True)
     corner_mask = np.repeat(mask_of_face.ravel(), 3)
     face_rows = np.repeat(fn[sel], 3, axis=0)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ... import animation, axes
 from ...errors import Warnings
-from ...parallel import PARALLEL_CORNERS, map_two
+from ...parallel import PARALLEL_CORNERS, begin_two
 from ...scene import Scene
 from ...version import version
 from . import animation_out
@@ -46,18 +46,38 @@ class Frames:
 
 def trs_json(m: np.ndarray) -> dict:
     """A node's transform as TRS when that holds it (any animated node must), else as a matrix."""
-    t, q, s = axes.decompose(m)
-    out: dict = {}
-    if not np.allclose(axes.compose(t, q, s), m, atol=1e-6):
-        if np.allclose(m, np.eye(4), atol=1e-12):
-            return out
-        return {"matrix": [float(x) for x in np.asarray(m, np.float64).T.reshape(-1)]}
-    if np.abs(t).max() > 0:
-        out["translation"] = [float(x) for x in t]
-    if not np.allclose(q, (1, 0, 0, 0), atol=1e-12):
-        out["rotation"] = [float(x) for x in (q[1], q[2], q[3], q[0])]
-    if not np.allclose(s, 1, atol=1e-12):
-        out["scale"] = [float(x) for x in s]
+    return trs_many(np.asarray(m, np.float64)[None])[0]
+
+
+def _close(a: np.ndarray, b, atol: float) -> np.ndarray:
+    """np.allclose per matrix or vector of a batch (the last axes)."""
+    out = np.abs(a - b) <= atol + 1e-5 * np.abs(b)
+    return out.reshape(len(out), -1).all(axis=1)
+
+
+def trs_many(ms: np.ndarray) -> list[dict]:
+    """trs_json of each of the (N, 4, 4) matrices, taken apart at once (a few microseconds each)."""
+    if not len(ms):
+        return []
+    t, q, s = axes.decompose(ms)
+    plain = _close(axes.compose(t, q, s), ms, 1e-6)
+    none = _close(ms, np.eye(4), 1e-12)
+    moved = np.abs(t).max(axis=1) > 0
+    turned = ~_close(q, np.array([1.0, 0.0, 0.0, 0.0]), 1e-12)
+    scaled = ~_close(s, np.ones(3), 1e-12)
+    out: list[dict] = []
+    for k, m in enumerate(ms):
+        if not plain[k]:
+            out.append({} if none[k] else {"matrix": m.T.reshape(-1).tolist()})
+            continue
+        trs: dict = {}
+        if moved[k]:
+            trs["translation"] = t[k].tolist()
+        if turned[k]:
+            trs["rotation"] = q[k, [1, 2, 3, 0]].tolist()
+        if scaled[k]:
+            trs["scale"] = s[k].tolist()
+        out.append(trs)
     return out
 
 
@@ -149,27 +169,35 @@ class Writer:
             and self._armature_node(self.sc.meshes[node.data]) >= 0
 
     def write_nodes(self) -> None:
-        for i in self._kept():
-            node = self.sc.nodes[i]
-            parent, _ = self.parent_frame(i)
-            out = {"name": node.name, **trs_json(self.local(i))}
-            self.node_of[i] = self._add(out, parent)
-            if node.kind == "ARMATURE" and 0 <= node.data < len(self.sc.armatures):
-                self._bones(i)
-        for i, g in self.node_of.items():
-            node = self.sc.nodes[i]
-            if node.kind == "CAMERA" and 0 <= node.data < len(self.sc.cameras):
-                self.nodes[g]["camera"] = self._camera(node.data)
-            elif node.kind == "LIGHT" and 0 <= node.data < len(self.sc.lights):
-                self.nodes[g].setdefault("extensions", {})["KHR_lights_punctual"] = {"light": self._light(node.data)}
-        shown = [(i, g) for i, g in self.node_of.items()
-                 if self.sc.nodes[i].kind == "MESH" and 0 <= self.sc.nodes[i].data < len(self.sc.meshes)]
-        used = list(dict.fromkeys(self.sc.nodes[i].data for i, _ in shown))
+        kept, local = self._kept(), []
+        shown = [i for i in kept if self.sc.nodes[i].kind == "MESH" and 0 <= self.sc.nodes[i].data < len(self.sc.meshes)]
+        used = list(dict.fromkeys(self.sc.nodes[i].data for i in shown))
         corners = sum(len(self.sc.meshes[m].corners) for m in used)
-        self.splits = dict(zip(used, map_two(lambda m: split(self.sc.meshes[m]), used,
-                                             threaded=corners >= PARALLEL_CORNERS)))
-        for i, g in shown:
-            self._mesh(i, g)
+        # the meshes split on the worker while this thread writes the nodes, then each is written as it comes
+        splits = begin_two(lambda m: split(self.sc.meshes[m], self.fr.scale), used, threaded=corners >= PARALLEL_CORNERS)
+        try:
+            for i in kept:
+                node = self.sc.nodes[i]
+                parent, _ = self.parent_frame(i)
+                local.append(self.local(i))
+                self.node_of[i] = self._add({"name": node.name}, parent)
+                if node.kind == "ARMATURE" and 0 <= node.data < len(self.sc.armatures):
+                    self._bones(i)
+            for i, place in zip(kept, trs_many(np.reshape(local, (-1, 4, 4)))):     # all taken apart at once
+                self.nodes[self.node_of[i]].update(place)
+            for i, g in self.node_of.items():
+                node = self.sc.nodes[i]
+                if node.kind == "CAMERA" and 0 <= node.data < len(self.sc.cameras):
+                    self.nodes[g]["camera"] = self._camera(node.data)
+                elif node.kind == "LIGHT" and 0 <= node.data < len(self.sc.lights):
+                    self.nodes[g].setdefault("extensions", {})["KHR_lights_punctual"] = {"light": self._light(node.data)}
+            arriving = splits.in_order()             # in `used` order: each mesh's first node, in node order
+            for i in shown:
+                if self.sc.nodes[i].data not in self.splits:
+                    self.splits[self.sc.nodes[i].data] = next(arriving)
+                self._mesh(i, self.node_of[i])
+        finally:
+            splits.close()
 
     def _bones(self, i: int) -> None:
         bones = self.sc.armatures[self.sc.nodes[i].data].bones

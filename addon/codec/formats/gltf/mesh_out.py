@@ -8,7 +8,7 @@ with at most 4 influences, the rest folded into the 4 largest.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def _vertex_normals(mesh: Mesh, tv: np.ndarray, groups: np.ndarray | None) -> np
     edges or flat faces), else None: then the corner split need not look at the normals."""
     pos = np.asarray(mesh.positions, np.float32)
     if groups is not None:
-        return meshops.one_group_normals(pos, tv, groups)
+        return meshops.one_group_normals(pos, tv, groups, welded=True)
     if (mesh.normals is not None and len(mesh.normals) == len(mesh.corners)) \
             or mesh.sharp_edges is not None or mesh.sharp_faces is not None:
         return None
@@ -56,7 +56,7 @@ def _corner_normals(mesh: Mesh, tris_c: np.ndarray, tv: np.ndarray, groups: np.n
     pos = np.asarray(mesh.positions, np.float32)
     nc = len(mesh.corners)
     if groups is not None:
-        return meshops.smooth_normals(pos, tv, groups)
+        return meshops.smooth_normals(pos, tv, groups, welded=True)
     if mesh.normals is not None and len(mesh.normals) == nc:
         return _corner_rows(mesh.normals, order)
     nxt = meshops.next_corner(np.asarray(mesh.faces, np.int64), nc)
@@ -122,20 +122,23 @@ class Split:
     mesh: Mesh                  # with values that are not finite at 0
     notes: list[str]            # warnings, given when the mesh is written
     source: np.ndarray          # (V',) the Scene vertex of each glTF vertex
-    corner: np.ndarray          # (V',) the Scene corner of each glTF vertex
     normals: np.ndarray         # (V', 3) glTF axes
     primitives: list            # (material slot, its triangles' glTF vertices (3T',) in the index type), by slot
+    points: np.ndarray | None = None    # (V', 3) glTF positions, times the scale (None: the morph targets give them)
+    uvs: list = field(default_factory=list)       # (V', 2) glTF UVs per layer
+    colors: list = field(default_factory=list)    # (V', k) 0..1 per colour layer
 
 
-def split(mesh: Mesh) -> Split | None:
-    """The corner -> vertex split of `mesh` (None: it has no faces, noted)."""
+def split(mesh: Mesh, scale: float = 1.0) -> Split:
+    """The corner -> vertex split of `mesh`, with its vertices' positions (times `scale`), UVs and colours
+    gathered (on the calling thread: several meshes split on two)."""
     notes = Warnings()
     nc = len(mesh.corners)
     in_order = meshops.all_triangles(mesh.faces, nc)         # then triangle k is corners 3k..3k+2
     tris_c, face = (None, None) if in_order else meshops.triangulate(mesh.faces, nc)
     if not in_order and not len(tris_c):
         notes.warn(f"mesh {mesh.name!r} has no faces, which a glTF mesh needs: its object is written empty")
-        return Split(mesh, notes.items, *[np.zeros(0, np.int64)] * 3, [])
+        return Split(mesh, notes.items, np.zeros(0, np.int64), np.zeros((0, 3), np.float32), [])
     order = None if in_order else tris_c.reshape(-1)        # the corner of each triangle corner
     tv = np.asarray(mesh.corners, np.int64)
     tv = tv.reshape(-1, 3) if in_order else tv[tris_c]
@@ -152,8 +155,14 @@ def split(mesh: Mesh) -> Split | None:
     source = vertex[first]
     # each vertex's normal once; unit rows checked on those alone, as a corner of its vertex has its normal
     normals = np.take(record[0], first, axis=0) if by_vertex is None else _unit_rows(np.take(by_vertex, source, axis=1).T)
-    return Split(mesh, notes.items, source, first if in_order else order[first], points_from_blender(normals),
-                 _primitives(mesh, face, vertex_of.reshape(-1, 3), len(first)))
+    rows = first if in_order else order[first]          # the Scene corner of each glTF vertex
+    basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
+    return Split(mesh, notes.items, source, points_from_blender(normals),
+                 _primitives(mesh, face, vertex_of.reshape(-1, 3), len(first)),
+                 _points(basis, source, scale) if len(mesh.shape_keys) <= 1 else None,
+                 [uv_from_blender(np.take(np.asarray(uv, np.float32), rows, axis=0)) for uv in mesh.uv_layers.values()],
+                 [np.clip(np.nan_to_num(np.take(np.asarray(c, np.float32), rows, axis=0)), 0.0, 1.0).reshape(len(rows), -1)[:, :4]
+                  for c in mesh.colors.values()])
 
 
 def _primitives(mesh: Mesh, face: np.ndarray | None, tri_vertices: np.ndarray, n_v: int) -> list:
@@ -181,21 +190,18 @@ def write_mesh(sp: Split, buf: Buffer, mats: Materials, json: dict, scale: float
         warnings.warn(note)
     if not sp.primitives:
         return None
-    mesh, source, rows = sp.mesh, sp.source, sp.corner
+    mesh, source = sp.mesh, sp.source
     uv_names = list(mesh.uv_layers)
     targets, step = [], None
-    if len(mesh.shape_keys) > 1:
+    if sp.points is None:
         targets, position, step = morph_targets(mesh, source, buf, scale, quantize)
     else:
-        basis = mesh.shape_keys[0].positions if mesh.shape_keys else mesh.positions
-        position = buf.accessor(_points(basis, source, scale), ARRAY_BUFFER, bounds=True)
+        position = buf.accessor(sp.points, ARRAY_BUFFER, bounds=True)
     attrs = {"POSITION": position, "NORMAL": buf.accessor(sp.normals, ARRAY_BUFFER)}
-    for i, name in enumerate(uv_names):
-        uv = uv_from_blender(np.take(np.asarray(mesh.uv_layers[name], np.float32), rows, axis=0))
+    for i, uv in enumerate(sp.uvs):
         attrs[f"TEXCOORD_{i}"] = buf.accessor(uv, ARRAY_BUFFER)
-    for i, c in enumerate(mesh.colors.values()):
-        col = np.clip(np.nan_to_num(np.take(np.asarray(c, np.float32), rows, axis=0)), 0.0, 1.0)
-        attrs[f"COLOR_{i}"] = buf.accessor(col.reshape(len(rows), -1)[:, :4], ARRAY_BUFFER)
+    for i, col in enumerate(sp.colors):
+        attrs[f"COLOR_{i}"] = buf.accessor(col, ARRAY_BUFFER)
     extra = False
     if mesh.skin is not None and n_joints >= 0:
         j, w, extra = _skin_rows(mesh, n_joints, warnings)
