@@ -59,20 +59,13 @@ def _hash_rows(words: np.ndarray, seed: int) -> np.ndarray:
 
 
 def _first_in_slot(slot: np.ndarray, size: int, none: int | None = None, index=None) -> tuple[np.ndarray, np.ndarray]:
-    """(the smallest row holding each of the `size` slots, `none` where no row does: left unset when
-    none is None; per row, the smallest row index holding its slot). index: their type (default int32, half
-    the traffic of a hash table; intp for rows that go on to index: take() converts narrower ones slowly)."""
+    """(the smallest row holding each of the `size` slots, `none` where no row does (None: the row count);
+    per row, the smallest row index holding its slot). index: their type (default int32, half the traffic
+    of a hash table; intp for rows that go on to index: take() converts narrower ones slowly)."""
     rows = np.arange(len(slot), dtype=index or (np.int32 if len(slot) < 1 << 31 else np.int64))
-    table = np.empty(size, rows.dtype) if none is None else np.full(size, none, rows.dtype)
-    # assigned back to front, so the front-most row of each slot is written last (from contiguous copies:
-    # numpy scatters through reversed views at half the speed)
-    table[np.ascontiguousarray(slot[::-1])] = np.arange(len(slot) - 1, -1, -1, dtype=rows.dtype)
-    holder = np.take(table, slot)
-    if (holder > rows).any():       # an assignment order numpy does not promise: take the minimum exactly
-        table.fill(len(slot) if none is None else none)
-        np.minimum.at(table, slot, rows)
-        holder = table[slot]
-    return table, holder
+    table = np.full(size, len(slot) if none is None else none, rows.dtype)
+    np.minimum.at(table, slot, rows)            # exact, in one pass (numpy's fast path for 1-D ufunc.at)
+    return table, np.take(table, slot)
 
 
 def _exact(words: np.ndarray) -> np.ndarray:
