@@ -27,7 +27,7 @@ def map_two(fn: Callable[[T], R], items: Sequence[T], threaded: bool = True) -> 
     return list(begin_two(fn, items, threaded).in_order())
 
 
-def begin_two(fn: Callable[[T], R], items: Sequence[T], threaded: bool = True) -> "Begun[R]":
+def begin_two(fn: Callable[[T], R], items: Sequence[T], threaded: bool = True) -> "Begun":
     """map_two with the worker started at once: the caller may do other work before it takes the
     results (Begun.in_order), which it then receives as they come, in item order."""
     return Begun(fn, items, threaded and len(items) >= 2 and not getattr(_LOCAL, "busy", False) and not _TAKEN)
@@ -37,6 +37,8 @@ _TAKEN: list = []               # the begun map whose items the worker is still 
 
 
 class Begun:
+    """A map_two under way (begin_two): the worker drains items as soon as it is made."""
+
     def __init__(self, fn: Callable, items: Sequence, threaded: bool) -> None:
         global _WORKER
         self.fn, self.items = fn, items
@@ -58,7 +60,8 @@ class Begun:
         k = None if self.stopped else next(self.order, None)
         if k is None:
             return False
-        busy, _LOCAL.busy = getattr(_LOCAL, "busy", False), True
+        busy = getattr(_LOCAL, "busy", False)
+        _LOCAL.busy = busy or self.ready is not None      # a plain loop leaves the worker free for what it calls
         try:
             self.results[k] = self.fn(self.items[k])
         except BaseException as e:          # noqa: BLE001  (raised by in_order, in item order)

@@ -151,3 +151,13 @@ def test_a_begun_map_left_early_stops_the_worker_before_it_returns():
     seen = len(calls)
     time.sleep(0.05)
     assert seen < 50 and len(calls) == seen
+
+
+def test_a_loop_too_small_to_share_leaves_the_worker_to_what_its_items_call():
+    inner = {}
+
+    def slow(y):
+        time.sleep(0.002)
+        inner.setdefault(y, threading.get_ident())
+    assert parallel.map_two(lambda x: parallel.map_two(slow, list(range(20))) and x, [7], threaded=False) == [7]
+    assert len(set(inner.values())) == 2          # one item, not shared: its own map_two still uses both threads
