@@ -180,25 +180,26 @@ def test_each_target_replays_its_key_on_a_grid_finer_than_the_first_gap(tmp_path
 def test_stepped_shape_key_weights_are_the_evaluators(tmp_path):
     """Stepped (CONSTANT) shape-key channels, as Unreal's frames are, are sampled in bulk: the weights
     written at each key time are what the codec's evaluator gives there, for keys before, inside and past
-    the range, a channel of one key and a shape key no channel animates."""
+    the range, two keys before it, a channel of one key and a shape key no channel animates."""
     from addon.codec.scene import Animation, Channel, ShapeKey
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32)
     keys = [ShapeKey("Basis", pos)] + [ShapeKey(f"K{i}", pos + np.float32(i + 1), value=0.25 * i)
-                                       for i in range(4)]
+                                       for i in range(5)]
     mesh = Mesh.from_triangles("m", pos, [[0, 1, 2]], shape_keys=keys)
     ch = lambda name, f, v: Channel(0, f'key_blocks["{name}"].value', np.array(f, float),   # noqa: E731
                                     np.array(v, float)[:, None], interpolation="CONSTANT")
     anim = Animation("A", 2.0, 9.0, 24.0, channels=[
-        ch("K0", [0, 3, 4], [0.5, 1, 0]), ch("K1", [5], [0.7]), ch("K2", [1, 6, 12], [0.2, 0.9, 0.4])])
+        ch("K0", [0, 3, 4], [0.5, 1, 0]), ch("K1", [5], [0.7]), ch("K2", [1, 6, 12], [0.2, 0.9, 0.4]),
+        ch("K3", [0, 1, 7], [0.3, 0.6, 1])])
     scene = Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh], animations=[anim])
     save(scene, tmp_path / "m.glb")
     g = Gltf(tmp_path / "m.glb")
     s = g.animation("A")["samplers"][0]
     times = g.accessor(s["input"])[:, 0]
     frames = 2.0 + times * 24.0
-    np.testing.assert_allclose(frames, [2, 3, 4, 5, 6, 9], atol=1e-5)
+    np.testing.assert_allclose(frames, [2, 3, 4, 5, 6, 7, 9], atol=1e-5)
     got = g.accessor(s["output"]).reshape(len(times), -1)
-    want = animation.shape_key_weights(anim, 0, mesh, [2, 3, 4, 5, 6, 9])[:, 1:]
+    want = animation.shape_key_weights(anim, 0, mesh, [2, 3, 4, 5, 6, 7, 9])[:, 1:]
     np.testing.assert_array_equal(got, want.astype(np.float32))
     assert s["interpolation"] == "STEP"
 
