@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import fields, is_dataclass, replace
+from operator import attrgetter
 
 import numpy as np
 
@@ -24,6 +25,7 @@ _IDENTITY_ROTATION = (1.0, 0.0, 0.0, 0.0)
 # what a bad number in a key of these channels becomes
 _CHANNEL_DEFAULTS = {"rotation_quaternion": _IDENTITY_ROTATION, "scale": (1.0, 1.0, 1.0)}
 _SKIP = {"extras", "warnings"}              # a format's own fields go back only to it, as they were read
+_PLAIN = {str, int, bool, type(None)}       # fields that hold no number to clean
 
 
 def _ok_scalar(x: float) -> bool:
@@ -143,7 +145,7 @@ def _arrays_fine(arrays: list[np.ndarray]) -> bool:
             and whole.size <= sum(a.size for a in arrays):
         return ok_array(whole)             # each one's numbers lie inside it: its check covers theirs
     if sum(a.size for a in arrays) <= 1 << 20:
-        return ok_array(np.concatenate([a.reshape(-1) for a in arrays]))
+        return ok_array(np.concatenate(arrays, axis=None))
     return all(ok_array(a) for a in arrays)
 
 
@@ -152,23 +154,24 @@ def _fine(items: list) -> bool:
     thousands) holds a bad number, checked field by field for all items at once; False when one may, or
     when the items are not plain (nested objects, lists, dicts): _clean then takes them one by one."""
     cls = type(items[0])
-    if cls is RestPose or any(type(x) is not cls for x in items):
+    if cls is RestPose or set(map(type, items)) != {cls}:
         return False
     for name, _ in _plan(cls):
-        values = [getattr(x, name) for x in items]
+        values = list(map(attrgetter(name), items))
+        kinds = set(map(type, values))             # a subclass is no plain type: the items go one by one
         if cls is Channel and name == "frames":
-            if not all(isinstance(f, np.ndarray) for f in values):
+            if kinds != {np.ndarray}:
                 return False
-            f = np.concatenate([f.reshape(-1) for f in values])
+            f = np.concatenate(values, axis=None)
             if f.size and not (-MAX_FRAMES <= f.min() and f.max() <= MAX_FRAMES):   # NaN fails too
                 return False
-        elif all(isinstance(v, (str, int, bool)) or v is None for v in values):
+        elif kinds <= _PLAIN:
             continue
-        elif all(isinstance(v, np.ndarray) or v is None for v in values):
+        elif kinds <= {np.ndarray, type(None)}:
             if not _arrays_fine([v for v in values if v is not None]):
                 return False
-        elif all(isinstance(v, (float, int)) for v in values):
-            if not ok_array(np.array([v for v in values if isinstance(v, float)], np.float64)):
+        elif kinds <= {float, int, bool}:
+            if not ok_array(np.array([v for v in values if type(v) is float], np.float64)):
                 return False
         else:
             return False
