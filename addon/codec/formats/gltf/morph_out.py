@@ -54,7 +54,8 @@ def grid(keys: list, scale: float, moves: Moves | None = None) -> tuple[np.ndarr
         if (step <= 0).any():
             return None
         per_step = (1.0 / step).astype(np.float32)
-        off, reach = _whole(keys, scale, per_step, ints, moves and (moves, np.rint(head[0] * per_step[:, None])))
+        basis = None if moves is None else np.rint(head[0] * per_step[:, None])    # as run() makes key 0's
+        off, reach = _whole(keys, scale, per_step, ints, moves, basis)
         if not off.any():
             break
         tried[off] += 1                               # that axis again, on a finer step
@@ -69,10 +70,11 @@ def _least_gap(values: np.ndarray) -> float:
     return float(steps.min()) if len(steps) else 1.0
 
 
-def _whole(keys: list, scale: float, per_step: np.ndarray, ints: np.ndarray, moves) -> tuple[np.ndarray, np.ndarray]:
+def _whole(keys: list, scale: float, per_step: np.ndarray, ints: np.ndarray, moves: Moves | None = None,
+           basis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(axes whose values times `per_step` are not all whole (within 1e-3), largest magnitude per axis),
-    writing the whole steps to `ints` as it goes, and their moves from the basis' (`moves`: (Moves, the
-    basis' whole steps) or None); once some keys are off, the runs left are not looked at."""
+    writing the whole steps to `ints` as it goes, and to `moves` each target's less the `basis` (key 0's
+    whole steps); once some keys are off, the runs left are not looked at."""
     off_seen: list[np.ndarray] = []
 
     def run(a: int, b: int):
@@ -87,9 +89,9 @@ def _whole(keys: list, scale: float, per_step: np.ndarray, ints: np.ndarray, mov
             off_seen.append(off)
         else:
             ints[a:b] = whole
-            if moves and b > 1:
+            if moves is not None and b > 1:
                 own = whole[1:] if a == 0 else whole         # key 0 is the basis, no target
-                moves[0].add(max(a, 1) - 1, np.subtract(own, moves[1], out=own))
+                moves.add(max(a, 1) - 1, np.subtract(own, basis, out=own))
         return off, reach
     found = _runs(run, len(keys), ints.shape[2])
     return np.logical_or.reduce([f[0] for f in found]), np.max([f[1] for f in found], axis=0)
