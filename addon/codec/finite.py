@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import fields, is_dataclass, replace
+from operator import attrgetter
 
 import numpy as np
 
@@ -24,6 +25,7 @@ _IDENTITY_ROTATION = (1.0, 0.0, 0.0, 0.0)
 # what a bad number in a key of these channels becomes
 _CHANNEL_DEFAULTS = {"rotation_quaternion": _IDENTITY_ROTATION, "scale": (1.0, 1.0, 1.0)}
 _SKIP = {"extras", "warnings"}              # a format's own fields go back only to it, as they were read
+_PLAIN = {str, int, bool, type(None)}       # fields that hold no number to clean
 
 
 def _ok_scalar(x: float) -> bool:
@@ -31,11 +33,11 @@ def _ok_scalar(x: float) -> bool:
 
 
 def ok_array(a: np.ndarray) -> bool:
-    """Every number finite and within float32's range, without a temporary array: a small float32 array
-    by its sum (NaN and infinity reach it; an overflowing sum is checked again), others by min and max."""
+    """Every number finite and within float32's range, without a temporary array: a float32 array by its
+    sum, one pass (NaN and infinity reach it; an overflowing sum is checked again), others by min and max."""
     if a.size == 0:
         return True
-    if a.dtype == np.float32 and a.size <= 65536 and math.isfinite(np.add.reduce(a, None)):
+    if a.dtype == np.float32 and math.isfinite(np.add.reduce(a, None)):
         return True
     return bool(-LIMIT <= np.minimum.reduce(a, None) and np.maximum.reduce(a, None) <= LIMIT)
 
@@ -131,6 +133,51 @@ def _rest(r: RestPose, warnings: Warnings) -> RestPose:
     return replace(r, **changed) if changed else r
 
 
+def _arrays_fine(arrays: list[np.ndarray]) -> bool:
+    """No bad number in any of `arrays`: those that are views of one array (a reader's frames) by that array,
+    small ones joined, so that thousands of them cost a few numpy calls."""
+    arrays = [a for a in arrays if a.dtype.kind == "f" and a.size]
+    if not arrays:
+        return True
+    whole = arrays[0].base
+    if isinstance(whole, np.ndarray) and whole.dtype == arrays[0].dtype \
+            and all(a.base is whole and a.dtype == whole.dtype for a in arrays) \
+            and whole.size <= sum(a.size for a in arrays):
+        return ok_array(whole)             # each one's numbers lie inside it: its check covers theirs
+    if sum(a.size for a in arrays) <= 1 << 20:
+        return ok_array(np.concatenate(arrays, axis=None))
+    return all(ok_array(a) for a in arrays)
+
+
+def _fine(items: list) -> bool:
+    """True when no item of a list of one plain class (shape keys, channels: a vertex-animated mesh has
+    thousands) holds a bad number, checked field by field for all items at once; False when one may, or
+    when the items are not plain (nested objects, lists, dicts): _clean then takes them one by one."""
+    cls = type(items[0])
+    if cls is RestPose or set(map(type, items)) != {cls}:
+        return False
+    for name, _ in _plan(cls):
+        values = list(map(attrgetter(name), items))
+        kinds = set(map(type, values))             # a subclass is no plain type: the items go one by one
+        if cls is Channel and name == "frames":
+            if kinds != {np.ndarray}:
+                return False
+            f = np.concatenate(values, axis=None)
+            if f.size and not (-MAX_FRAMES <= f.min() and f.max() <= MAX_FRAMES):   # NaN fails too
+                return False
+        elif kinds <= _PLAIN:
+            continue
+        elif kinds <= {np.ndarray, type(None)}:
+            if not _arrays_fine([v for v in values if v is not None]):
+                return False
+        elif kinds <= {float, int, bool}:
+            if not ok_array(np.array([v for v in values if type(v) is float], np.float64)):
+                return False
+        else:
+            return False
+    return True
+
+
 @functools.cache
 def _plan(cls) -> tuple[tuple[str, object], ...]:
     """(field name, its default or None) of a Scene class, once per class (fields() is slow per object)."""
@@ -158,6 +205,8 @@ def _clean(obj, warnings: Warnings):
                      for k, x in v.items()}
             new = v if all(items[k] is v[k] for k in v) else items
         elif isinstance(v, list) and v and is_dataclass(v[0]):
+            if len(v) > 1 and _fine(v):
+                continue
             items = [_clean(x, warnings) for x in v]
             new = v if all(a is b for a, b in zip(items, v)) else items
         else:

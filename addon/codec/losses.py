@@ -8,7 +8,9 @@ Losses a format reports itself with more detail (U3D's object animation,
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import fields, is_dataclass
+from operator import attrgetter
 
 from .errors import UnsupportedFeature, Warnings
 from .scene import Scene
@@ -36,7 +38,7 @@ def report(scene: Scene, fmt: str, warnings: Warnings) -> None:
         raise UnsupportedFeature(f"the input holds only animation ({_names(a.name for a in scene.animations)}) "
                                  f"and no mesh: there is nothing to write to {fmt!r}")
     if fmt in NAME_ENCODING:
-        odd = [n for n in _all_names(scene) if not _holds(n, NAME_ENCODING[fmt])]
+        odd = _odd(_all_names(scene), NAME_ENCODING[fmt])
         if odd:
             warnings.warn(f"{fmt} names hold {_ENCODING_LABEL[NAME_ENCODING[fmt]]} characters only: {_names(odd)} "
                           "written with '?' for the others")
@@ -68,6 +70,15 @@ def report(scene: Scene, fmt: str, warnings: Warnings) -> None:
                           f"{_names(moved)} is not written")
 
 
+def _odd(names: list[str], encoding: str) -> list[str]:
+    """The names `encoding` cannot hold (all of them encoded at once first: thousands of shape keys)."""
+    try:
+        "".join(names).encode(encoding)
+        return []
+    except UnicodeEncodeError:
+        return [n for n in names if not _holds(n, encoding)]
+
+
 def _holds(name: str, encoding: str) -> bool:
     try:
         name.encode(encoding)
@@ -76,14 +87,30 @@ def _holds(name: str, encoding: str) -> bool:
         return False
 
 
+@functools.cache
+def _fields(cls) -> tuple[bool, tuple[str, ...]]:
+    """(whether the class has a `name` field, its other fields), once per class (fields() is slow per object)."""
+    names = [f.name for f in fields(cls)]
+    return "name" in names, tuple(n for n in names if n != "name")
+
+
+def _nested(v) -> bool:
+    return isinstance(v, list) and bool(v) and is_dataclass(v[0])
+
+
 def _all_names(obj) -> list[str]:
-    """The `name` of every object in the scene's lists (nodes, materials, bones, shape keys, ...)."""
-    out = []
-    for f in fields(obj):
-        v = getattr(obj, f.name)
-        if f.name == "name" and isinstance(v, str):
-            out.append(v)
-        elif isinstance(v, list) and v and is_dataclass(v[0]):
-            for x in v:
-                out += _all_names(x)
+    """The `name` of every object in the scene's lists (nodes, materials, bones, shape keys, ...), depth first."""
+    named, others = _fields(type(obj))
+    out = [obj.name] if named and isinstance(obj.name, str) else []
+    for f in others:
+        v = getattr(obj, f)
+        if _nested(v):
+            cls = type(v[0])
+            named, inner = _fields(cls)
+            if all(type(x) is cls for x in v) and not any(_nested(y) for g in inner for y in map(attrgetter(g), v)
+                                                          if isinstance(y, list)):
+                out += [x.name for x in v if isinstance(x.name, str)] if named else []   # a flat list at once
+            else:
+                for x in v:
+                    out += _all_names(x)
     return out

@@ -146,12 +146,13 @@ def test_target_bounds_leave_out_a_vertex_no_face_uses(tmp_path, quantize):
         assert acc["min"] == data.min(0).tolist() and acc["max"] == data.max(0).tolist()
 
 
+@pytest.mark.parametrize("relative", [True, False])
 @pytest.mark.parametrize("chunk", [0, 1])
-def test_each_target_replays_its_key_on_a_grid_finer_than_the_first_gap(tmp_path, monkeypatch, chunk):
+def test_each_target_replays_its_key_on_a_grid_finer_than_the_first_gap(tmp_path, monkeypatch, chunk, relative):
     """x takes 0, 2, 4, 7, 10 and 12: the smallest gap (2) is no step of 7 (in the fourth key), half of it is.
-    Every target (one relative to another key; the vertex no face uses moves far) replays its key exactly, in
-    whole steps of 1 on x and 2 on y and z, whichever key comes first (chunk=1: one key at a time, on two
-    threads)."""
+    Every target (relative: one relative to another key; the vertex no face uses moves far) replays its key
+    exactly, in whole steps of 1 on x and 2 on y and z, whichever key comes first (chunk=1: one key at a time,
+    on two threads). Without a relative key, the grid's own pass finds the targets' bounds."""
     from addon.codec.scene import ShapeKey
     if chunk:
         monkeypatch.setattr(morph_out, "CHUNK", chunk)
@@ -161,15 +162,16 @@ def test_each_target_replays_its_key_on_a_grid_finer_than_the_first_gap(tmp_path
     shapes[2][3] = (7, 2, 0)                                 # key 3: off the grid of 2, on the grid of 1
     shapes[1][4] = (10, 10, 400)                             # the unused vertex: past a byte, in no bound
     keys = [ShapeKey("Basis", pos)] + [ShapeKey(f"K{i}", p) for i, p in enumerate(shapes)]
-    keys.append(ShapeKey("Rel", shapes[0] + np.float32([0, 0, 4]), relative_to=1))
+    if relative:
+        keys.append(ShapeKey("Rel", shapes[0] + np.float32([0, 0, 4]), relative_to=1))
     mesh = Mesh.from_triangles("m", pos, [[0, 1, 2], [1, 3, 2]], shape_keys=keys)
     save(Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh]), tmp_path / "m.glb")
     g = Gltf(tmp_path / "m.glb")
     assert g.json["extensionsRequired"] == ["KHR_mesh_quantization"]
     assert g.json["nodes"][0]["scale"] == [1.0, 2.0, 2.0]     # glTF (x, z, -y)
     shown = g.json["meshes"][0]
-    for k in range(4):
-        shown["weights"] = [float(j == k) for j in range(4)]
+    for k in range(len(keys) - 1):
+        shown["weights"] = [float(j == k) for j in range(len(keys) - 1)]
         want = pos + (keys[k + 1].positions - keys[keys[k + 1].relative_to].positions)
         np.testing.assert_array_equal(gltf_corners(g, 0), to_gltf_axes(want[mesh.corners]), err_msg=str(k))
         t = shown["primitives"][0]["targets"][k]["POSITION"]
@@ -180,25 +182,26 @@ def test_each_target_replays_its_key_on_a_grid_finer_than_the_first_gap(tmp_path
 def test_stepped_shape_key_weights_are_the_evaluators(tmp_path):
     """Stepped (CONSTANT) shape-key channels, as Unreal's frames are, are sampled in bulk: the weights
     written at each key time are what the codec's evaluator gives there, for keys before, inside and past
-    the range, a channel of one key and a shape key no channel animates."""
+    the range, two keys before it, a channel of one key and a shape key no channel animates."""
     from addon.codec.scene import Animation, Channel, ShapeKey
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32)
     keys = [ShapeKey("Basis", pos)] + [ShapeKey(f"K{i}", pos + np.float32(i + 1), value=0.25 * i)
-                                       for i in range(4)]
+                                       for i in range(5)]
     mesh = Mesh.from_triangles("m", pos, [[0, 1, 2]], shape_keys=keys)
     ch = lambda name, f, v: Channel(0, f'key_blocks["{name}"].value', np.array(f, float),   # noqa: E731
                                     np.array(v, float)[:, None], interpolation="CONSTANT")
     anim = Animation("A", 2.0, 9.0, 24.0, channels=[
-        ch("K0", [0, 3, 4], [0.5, 1, 0]), ch("K1", [5], [0.7]), ch("K2", [1, 6, 12], [0.2, 0.9, 0.4])])
+        ch("K0", [0, 3, 4], [0.5, 1, 0]), ch("K1", [5], [0.7]), ch("K2", [1, 6, 12], [0.2, 0.9, 0.4]),
+        ch("K3", [0, 1, 7], [0.3, 0.6, 1])])
     scene = Scene(nodes=[Node("m", "MESH", 0)], meshes=[mesh], animations=[anim])
     save(scene, tmp_path / "m.glb")
     g = Gltf(tmp_path / "m.glb")
     s = g.animation("A")["samplers"][0]
     times = g.accessor(s["input"])[:, 0]
     frames = 2.0 + times * 24.0
-    np.testing.assert_allclose(frames, [2, 3, 4, 5, 6, 9], atol=1e-5)
+    np.testing.assert_allclose(frames, [2, 3, 4, 5, 6, 7, 9], atol=1e-5)
     got = g.accessor(s["output"]).reshape(len(times), -1)
-    want = animation.shape_key_weights(anim, 0, mesh, [2, 3, 4, 5, 6, 9])[:, 1:]
+    want = animation.shape_key_weights(anim, 0, mesh, [2, 3, 4, 5, 6, 7, 9])[:, 1:]
     np.testing.assert_array_equal(got, want.astype(np.float32))
     assert s["interpolation"] == "STEP"
 

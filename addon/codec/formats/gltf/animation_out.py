@@ -112,7 +112,7 @@ class Track:
         key = times.tobytes()
         if key not in self._inputs:
             self._inputs[key] = self.buf.accessor(times, bounds=True)
-        vals = np.asarray(values, np.float32)
+        vals = np.ascontiguousarray(values, np.float32)      # weights come frame by frame from key rows
         if interp == "CUBICSPLINE":
             out = np.stack([np.asarray(a) * self.fps, values, np.asarray(b) * self.fps], 1).astype(np.float32)
             vals = out.reshape(-1, out.shape[-1])
@@ -258,21 +258,21 @@ def _stepped_weights(mesh, chans: list[Channel], start: float, end: float):
     if not (np.isfinite(f).all() and np.isfinite(v).all() and (np.diff(f)[later[1:]] > 0).all()):
         return None
     frames = np.union1d([start, end], f[(f >= start) & (f <= end)])
-    # each channel holds its last key at or before a frame (its first before it): the highest key index
-    # started by then
-    at = np.zeros((len(frames), len(mine)), np.int64)
-    at[:] = firsts
-    column = np.repeat(np.arange(len(mine)), sizes)
+    # a key holds from its frame's row (a channel's first key from row 0) to the next key's of its channel (the
+    # last key's to the end; a later key at the same row wins): each channel's values repeated over its rows
     row = np.searchsorted(frames, f)
-    inside = row < len(frames)
-    np.maximum.at(at, (row[inside], column[inside]), np.flatnonzero(inside))
-    value = v[np.maximum.accumulate(at, axis=0)]
+    row[firsts] = 0
+    until = np.empty_like(row)
+    until[:-1] = row[1:]
+    until[firsts + sizes - 1] = len(frames)
+    by_channel = np.repeat(v, until - row).reshape(len(mine), len(frames))
     column_of = {c.path: k for k, c in enumerate(mine)}
     column = np.array([column_of.get(f'key_blocks["{k.name}"].value', -1) for k in mesh.shape_keys])
     if (column < 0).all():
         return None
-    held = np.array([k.value for k in mesh.shape_keys], np.float64)      # a key no channel animates
-    return frames, np.where(column >= 0, value[:, np.maximum(column, 0)], held)
+    by_key = by_channel[np.maximum(column, 0)]
+    by_key[column < 0] = np.array([k.value for k in mesh.shape_keys], np.float64)[column < 0, None]   # no channel
+    return frames, by_key.T
 
 
 def _keyed(w, target: int, bone: str, cache: dict):

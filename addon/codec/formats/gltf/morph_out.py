@@ -37,23 +37,25 @@ def _planes(keys: list, a: int, b: int, scale: float) -> np.ndarray:
     return out
 
 
-def grid(keys: list, scale: float) -> tuple[np.ndarray, np.ndarray] | None:
+def grid(keys: list, scale: float, moves: Moves | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """(step (3,), whole steps (K, 3, V) int16) when every coordinate of the shape keys `keys` times `scale`
     is a whole multiple of a step per axis, within int16 (a vertex-animated mesh packed on a grid, as
-    Unreal's frames are); None when some axis has none. The step is sought in the first 65536 points."""
+    Unreal's frames are); None when some axis has none. The step is sought in the first 65536 points.
+    moves: given, it takes each key's whole steps less the first key's as they are checked (targets whose
+    reference is the basis), so that no second pass reads them."""
     n_v = len(keys[0].positions)
     head = _planes(keys, 0, min(len(keys), -(-(1 << 16) // max(n_v, 1))), scale)
-    q = np.ones(3)
-    for k in range(3):
-        steps = np.diff(np.unique(head[:, k].reshape(-1)[: 1 << 16]))
-        q[k] = steps.min() if len(steps) else 1.0    # one value: any step holds it
+    q = np.array(map_two(lambda k: _least_gap(head[:, k].reshape(-1)[: 1 << 16]), range(3),
+                         threaded=len(keys) * n_v >= PARALLEL_CORNERS), np.float64)   # a sort each: 2 ms
     ints = np.empty((len(keys), 3, n_v), np.int16)
     tried = np.zeros(3, np.int64)
     while True:
         step = q / np.array(DIVISORS)[tried]
         if (step <= 0).any():
             return None
-        off, reach = _whole(keys, scale, (1.0 / step).astype(np.float32), ints)
+        per_step = (1.0 / step).astype(np.float32)
+        basis = None if moves is None else np.rint(head[0] * per_step[:, None])    # as run() makes key 0's
+        off, reach = _whole(keys, scale, per_step, ints, moves, basis)
         if not off.any():
             break
         tried[off] += 1                               # that axis again, on a finer step
@@ -62,9 +64,17 @@ def grid(keys: list, scale: float) -> tuple[np.ndarray, np.ndarray] | None:
     return None if (reach / step > 32767).any() else (step, ints)
 
 
-def _whole(keys: list, scale: float, per_step: np.ndarray, ints: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _least_gap(values: np.ndarray) -> float:
+    """The smallest gap between the distinct `values`; 1 for one value (any step holds it)."""
+    steps = np.diff(np.unique(values))
+    return float(steps.min()) if len(steps) else 1.0
+
+
+def _whole(keys: list, scale: float, per_step: np.ndarray, ints: np.ndarray, moves: Moves | None = None,
+           basis: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(axes whose values times `per_step` are not all whole (within 1e-3), largest magnitude per axis),
-    writing the whole steps to `ints` as it goes; once some keys are off, the runs left are not looked at."""
+    writing the whole steps to `ints` as it goes, and to `moves` each target's less the `basis` (key 0's
+    whole steps); once some keys are off, the runs left are not looked at."""
     off_seen: list[np.ndarray] = []
 
     def run(a: int, b: int):
@@ -79,6 +89,9 @@ def _whole(keys: list, scale: float, per_step: np.ndarray, ints: np.ndarray) -> 
             off_seen.append(off)
         else:
             ints[a:b] = whole
+            if moves is not None and b > 1:
+                own = whole[1:] if a == 0 else whole         # key 0 is the basis, no target
+                moves.add(max(a, 1) - 1, np.subtract(own, basis, out=own))
         return off, reach
     found = _runs(run, len(keys), ints.shape[2])
     return np.logical_or.reduce([f[0] for f in found]), np.max([f[1] for f in found], axis=0)
@@ -89,17 +102,40 @@ def _gltf_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return np.stack([lo[:, 0], lo[:, 2], -hi[:, 1]], 1), np.stack([hi[:, 0], hi[:, 2], -lo[:, 1]], 1)
 
 
+class Moves:
+    """Each target's bounds and the Scene vertices it moves, gathered a few targets at a time. A Scene vertex
+    that no face uses takes a used one's deltas: bounds and moves are the used ones' alone."""
+
+    def __init__(self, n: int, source: np.ndarray, n_v: int, dtype) -> None:
+        self.counts = np.bincount(source, minlength=n_v)        # glTF vertices per Scene vertex
+        self.unused = np.flatnonzero(self.counts == 0)
+        self.first = source[:1]
+        self.lo, self.hi = np.empty((2, n, 3), dtype)
+        self.moved = np.empty((n, n_v), bool)
+
+    def add(self, a: int, d: np.ndarray) -> None:
+        """d: (m, 3, V) deltas of targets a to a + m, in Blender's axes (changed here)."""
+        b = a + len(d)
+        if len(self.unused):
+            d[:, :, self.unused] = d[:, :, self.first]
+        self.lo[a:b], self.hi[a:b] = d.min(2), d.max(2)
+        d.any(1, out=self.moved[a:b])
+
+    def result(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(lo, hi (T, 3) in glTF axes, moved (T, V) bool, glTF vertices moved (T,))."""
+        exact = np.float32 if self.counts.sum() < 1 << 24 else np.float64   # sums of whole counts: exact
+        n_moved = (self.moved.astype(exact) @ self.counts.astype(exact)).astype(np.int64)   # BLAS per run is slow
+        return *_gltf_bounds(self.lo, self.hi), self.moved, n_moved
+
+
 class Deltas:
     """Each target's delta from its reference key, (n, 3, V) for the targets asked, in Blender's axes: float32,
     or int32 from whole steps (int16)."""
 
-    def __init__(self, planes: np.ndarray, refs: np.ndarray, source: np.ndarray) -> None:
+    def __init__(self, planes: np.ndarray, refs: np.ndarray) -> None:
         self.planes, self.refs = planes, refs
         self.dtype = np.float32 if planes.dtype.kind == "f" else np.int32
         self.relative = bool(refs.any())
-        self.counts = np.bincount(source, minlength=planes.shape[2])        # glTF vertices per Scene vertex
-        self.unused = np.flatnonzero(self.counts == 0)
-        self.first = source[:1]
 
     def __call__(self, targets: np.ndarray, dtype=None) -> np.ndarray:
         """targets: ascending target indices (key i + 1 is target i). dtype: a smaller integer type for whole
@@ -110,24 +146,9 @@ class Deltas:
         ref = self.planes[self.refs[targets]] if self.relative else self.planes[0]
         return np.subtract(own, ref, dtype=dtype or self.dtype, casting="unsafe")
 
-    def stats(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(lo, hi (T, 3) in glTF axes, moved (T, V) bool, glTF vertices moved (T,)). A Scene vertex that no
-        face uses takes a used one's deltas: bounds and moves are the used ones' alone."""
-        n, n_v = len(self.refs), self.planes.shape[2]
-        lo, hi = np.empty((2, n, 3), self.dtype)
-        moved = np.empty((n, n_v), bool)
-
-        def run(a: int, b: int) -> None:
-            d = self(np.arange(a, b))
-            if len(self.unused):
-                d[:, :, self.unused] = d[:, :, self.first]
-            d.min(2, out=lo[a:b])
-            d.max(2, out=hi[a:b])
-            d.any(1, out=moved[a:b])
-        _runs(run, n, n_v)
-        exact = np.float32 if self.counts.sum() < 1 << 24 else np.float64   # sums of whole counts: exact
-        n_moved = (moved.astype(exact) @ self.counts.astype(exact)).astype(np.int64)   # one call: BLAS per run is slow
-        return *_gltf_bounds(lo, hi), moved, n_moved
+    def gather(self, moves: Moves) -> None:
+        """Every target's deltas into `moves`, a few at a time."""
+        _runs(lambda a, b: moves.add(a, self(np.arange(a, b))), len(self.refs), self.planes.shape[2])
 
     def rows(self, targets: np.ndarray, source: np.ndarray, kind: int) -> np.ndarray:
         """(len(targets), len(source), width) glTF rows (x, z, -y) of the Scene vertices `source`: floats,
@@ -140,7 +161,7 @@ class Deltas:
             r = np.zeros((b - a, d.shape[2], width), dtype)
             r[:, :, 0], r[:, :, 1] = d[:, 0], d[:, 2]
             np.negative(d[:, 1], out=r[:, :, 2], casting="unsafe")   # -y before any cast: 0 stays +0 in whole steps
-            np.take(r, source, axis=1, out=out[a:b], mode="clip")     # "raise" would buffer `out`
+            np.take(r, source, axis=1, out=out[a:b], mode="wrap")     # "raise" would buffer `out`; "clip" is slower
         _runs(run, len(targets), self.planes.shape[2])
         return out
 
@@ -152,7 +173,9 @@ def targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize:
     y and z rows apart (contiguous, in Blender's axes); glTF's (x, z, -y) is taken where rows are written."""
     keys = mesh.shape_keys
     refs = np.array([k.relative_to if 0 < k.relative_to < len(keys) else 0 for k in keys[1:]], np.int64)
-    found = grid(keys, scale) if quantize else None
+    n_v = len(keys[0].positions)
+    on_grid = Moves(len(refs), source, n_v, np.int32) if quantize and not refs.any() else None
+    found = grid(keys, scale, on_grid) if quantize else None
     step = None
     if found is not None:
         step, planes = found[0][[0, 2, 1]], found[1]
@@ -160,8 +183,11 @@ def targets(mesh: Mesh, source: np.ndarray, buf: Buffer, scale: float, quantize:
     else:
         planes = _planes(keys, 0, len(keys), scale)
         base = buf.accessor(points_from_blender(planes[0][:, source].T), ARRAY_BUFFER, bounds=True)
-    deltas = Deltas(planes, refs, source)
-    lo, hi, moved, n_moved = deltas.stats()
+    deltas = Deltas(planes, refs)
+    moves = on_grid if found is not None and on_grid is not None else Moves(len(refs), source, n_v, deltas.dtype)
+    if moves is not on_grid:                          # off a grid, or relative keys: a pass of their own
+        deltas.gather(moves)
+    lo, hi, moved, n_moved = moves.result()
     n = len(source)
     sparse = n_moved < SPARSE_BELOW * n
     kinds = np.zeros(len(refs), np.int8)              # 0 float (of whole steps when quantized), 1 byte, 2 short
