@@ -1,8 +1,7 @@
 """Bench rows for the Blender-free glTF writer: `lgf convert` of a 1M-triangle .3ds and of a 5k-vertex x
 1000-frame Unreal mesh to .glb, beside a floor: reading the same source and writing the same number of
-bytes (the same atomic write); target at most 2x. The .glb's size is printed beside the source's. Each figure
-is the best of five rounds taken in turns: both write files, and the page cache's writeback of one round
-lands in another, so fewer rounds left the ratios to chance."""
+bytes (the same atomic write, of the same bytes in memory); target at most 2x. The .glb's size is printed
+beside the source's. Each figure is the best of five rounds taken in turns, each writing a new file."""
 from __future__ import annotations
 
 import gc
@@ -14,10 +13,14 @@ from pathlib import Path
 TARGET = 2.0
 
 
-def _best_in_turns(fns, repeat: int = 5) -> list[float]:
+def _best_in_turns(fns, outputs, repeat: int = 5) -> list[float]:
+    """The best time of each fn, taken in turns; each fn's output file is removed before it runs, so that no
+    write replaces a file (renaming over a large file waits on the file system's own flush of it, for tens
+    to hundreds of ms at random: that made the ratios chance, not the codec)."""
     times = [[] for _ in fns]
     for _ in range(repeat):
-        for fn, out in zip(fns, times):
+        for fn, out, output in zip(fns, times, outputs):
+            output.unlink(missing_ok=True)
             gc.collect()
             t = time.perf_counter()
             fn()
@@ -49,9 +52,10 @@ def rows_gltf(lgf, quick: bool) -> list[tuple[str, float, float, int, int]]:
             sources = list(folder.iterdir())          # every file of the source (_d.3d, _a.3d, .uc)
             glb = folder / "out.glb"
             codec.save(codec.load(src), glb)
-            blob = bytes(glb.stat().st_size)
+            blob = glb.read_bytes()     # the same bytes, in memory (bytes(n) would copy from never-touched zero pages)
             t, floor = _best_in_turns([lambda: codec.save(codec.load(src), glb),
-                                       lambda: (codec.load(src), write_atomically({folder / "floor.bin": blob}))])
+                                       lambda: (codec.load(src), write_atomically({folder / "floor.bin": blob}))],
+                                      [glb, folder / "floor.bin"])
             row = (name, t, floor, _size(sources), glb.stat().st_size)
             out.append(row)
             print(f"  {name:<52} {t * 1000:9.1f} ms  floor {floor * 1000:9.1f} ms  ratio {t / floor:5.2f}  "
