@@ -27,6 +27,8 @@ def _keys(ch: Channel, start: float, end: float):
     reach (glTF plays an animation as long as its last key: so it keeps the source's range); held says
     (before, after) whether such a key was added. exact is False when a cut Bezier would need new handles."""
     f = np.asarray(ch.frames, np.float64).reshape(-1)
+    if not len(f):                            # a channel without keys (a damaged file's track): nothing to write
+        return None
     v = np.asarray(ch.values, np.float64).reshape(len(f), -1)
     ok = np.isfinite(f) & np.isfinite(v).all(1)
     f, v = f[ok], v[ok]
