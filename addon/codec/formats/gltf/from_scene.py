@@ -204,11 +204,14 @@ class Writer:
         rest = [np.asarray(b.matrix, np.float64) for b in bones]
         made: list[int] = [-1] * len(bones)
         local = [np.eye(4)] * len(bones)
-        for b in animation.parents_first([b.parent for b in bones]):
+        inverse = axes.inverse_or_identity(np.reshape(rest, (-1, 4, 4)))
+        order = animation.parents_first([b.parent for b in bones])
+        for b in order:
             p = bones[b].parent if 0 <= bones[b].parent < len(bones) and made[bones[b].parent] >= 0 else -1
-            local[b] = rest[b] if p < 0 else axes.inverse_or_identity(rest[p]) @ rest[b]
-            made[b] = self._add({"name": bones[b].name, **trs_json(self.fr.conj(local[b]))},
-                                self.node_of[i] if p < 0 else made[p])
+            local[b] = rest[b] if p < 0 else inverse[p] @ rest[b]
+            made[b] = self._add({"name": bones[b].name}, self.node_of[i] if p < 0 else made[p])
+        for b, place in zip(order, trs_many(np.reshape([self.fr.conj(local[b]) for b in order], (-1, 4, 4)))):
+            self.nodes[made[b]].update(place)                # all taken apart at once, as the nodes are
         self.bone_nodes[i], self.rest_local[i] = made, local
 
     # -- meshes and skins --------------------------------------------------------
